@@ -1,0 +1,45 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "pw-policy",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "pw-policy", targets: ["pw-policy"]),
+        .library(name: "PolicyCore", targets: ["PolicyCore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+    ],
+    targets: [
+        // libpipewire as pkg-config describes it.
+        .systemLibrary(
+            name: "CLibPipeWire",
+            pkgConfig: "libpipewire-0.3",
+            providers: [.apt(["libpipewire-0.3-dev", "libspa-0.2-dev"])]
+        ),
+        // Functions wrapping the libpipewire/libspa macros Swift cannot import.
+        .target(name: "CPipeWire", dependencies: ["CLibPipeWire"]),
+        // The pure policy: no PipeWire import, deterministic, unit-tested.
+        .target(name: "PolicyCore"),
+        // The native PipeWire client: connection, graph mirror, actions.
+        .target(name: "PolicyPipeWire", dependencies: ["CPipeWire", "PolicyCore"]),
+        .executableTarget(
+            name: "pw-policy",
+            dependencies: [
+                "PolicyCore", "PolicyPipeWire",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "PolicyCoreTests",
+            dependencies: [
+                "PolicyCore", "CPipeWire",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        .testTarget(name: "IntegrationTests", dependencies: ["PolicyCore", "PolicyPipeWire"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

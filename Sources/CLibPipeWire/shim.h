@@ -1,0 +1,10 @@
+#pragma once
+#include <pipewire/pipewire.h>
+#include <pipewire/extensions/metadata.h>
+#include <spa/param/props.h>
+#include <spa/param/route.h>
+#include <spa/param/audio/raw.h>
+#include <spa/pod/builder.h>
+#include <spa/pod/parser.h>
+#include <spa/utils/json.h>
+#include <spa/utils/result.h>

@@ -1,0 +1,74 @@
+// Functions wrapping the libpipewire/libspa interface *macros* that Swift
+// cannot import. Each wrapper is named after the macro it wraps with a `cpw_`
+// prefix (pw_node_set_param -> cpw_node_set_param), in the manner of SwiftNIO's
+// CNIOLinux, plus a few POD helpers where building or parsing a SPA POD needs
+// the builder/parser macros.
+#pragma once
+#include "../../CLibPipeWire/shim.h"
+#include <stdbool.h>
+
+// MARK: - loop
+int cpw_loop_enter(struct pw_loop *loop);
+int cpw_loop_leave(struct pw_loop *loop);
+int cpw_loop_iterate(struct pw_loop *loop, int timeout_ms);
+struct spa_source *cpw_loop_add_timer(struct pw_loop *loop, spa_source_timer_func_t func, void *data);
+/// Arms a one-shot timer `delay_ns` from now; 0 disarms it.
+int cpw_loop_update_timer(struct pw_loop *loop, struct spa_source *source, uint64_t delay_ns);
+struct spa_source *cpw_loop_add_event(struct pw_loop *loop, spa_source_event_func_t func, void *data);
+int cpw_loop_signal_event(struct pw_loop *loop, struct spa_source *source);
+struct spa_source *cpw_loop_add_signal(struct pw_loop *loop, int signal_number, spa_source_signal_func_t func, void *data);
+struct spa_source *cpw_loop_add_io(struct pw_loop *loop, int fd, uint32_t mask, bool close, spa_source_io_func_t func, void *data);
+void cpw_loop_destroy_source(struct pw_loop *loop, struct spa_source *source);
+
+// MARK: - core and registry
+int cpw_core_add_listener(struct pw_core *core, struct spa_hook *hook, const struct pw_core_events *events, void *data);
+int cpw_core_sync(struct pw_core *core, uint32_t id, int seq);
+struct pw_registry *cpw_core_get_registry(struct pw_core *core);
+void *cpw_core_create_object(struct pw_core *core, const char *factory, const char *type, uint32_t version, const struct spa_dict *props);
+int cpw_registry_add_listener(struct pw_registry *registry, struct spa_hook *hook, const struct pw_registry_events *events, void *data);
+void *cpw_registry_bind(struct pw_registry *registry, uint32_t id, const char *type, uint32_t version);
+int cpw_registry_destroy(struct pw_registry *registry, uint32_t id);
+
+// MARK: - objects
+int cpw_client_add_listener(struct pw_client *client, struct spa_hook *hook, const struct pw_client_events *events, void *data);
+int cpw_link_add_listener(struct pw_link *link, struct spa_hook *hook, const struct pw_link_events *events, void *data);
+int cpw_node_add_listener(struct pw_node *node, struct spa_hook *hook, const struct pw_node_events *events, void *data);
+int cpw_node_subscribe_params(struct pw_node *node, uint32_t *ids, uint32_t n_ids);
+int cpw_node_set_param(struct pw_node *node, uint32_t id, uint32_t flags, const struct spa_pod *param);
+int cpw_device_add_listener(struct pw_device *device, struct spa_hook *hook, const struct pw_device_events *events, void *data);
+int cpw_device_subscribe_params(struct pw_device *device, uint32_t *ids, uint32_t n_ids);
+int cpw_metadata_add_listener(struct pw_metadata *metadata, struct spa_hook *hook, const struct pw_metadata_events *events, void *data);
+int cpw_metadata_set_property(struct pw_metadata *metadata, uint32_t subject, const char *key, const char *type, const char *value);
+int cpw_metadata_clear(struct pw_metadata *metadata);
+
+// MARK: - properties
+struct pw_properties *cpw_properties_new_empty(void);
+
+// MARK: - POD helpers
+/// Sets Props `volume` (only that field) on a node.
+int cpw_node_set_props_volume(struct pw_node *node, float volume);
+
+#define CPW_MAX_CHANNELS 64
+struct cpw_props {
+    bool has_volume;
+    float volume;
+    bool has_mute;
+    bool mute;
+    uint32_t n_channel_volumes;
+    float channel_volumes[CPW_MAX_CHANNELS];
+};
+/// Reads the policy-relevant fields of a Props object; returns 0 or -EINVAL.
+int cpw_parse_props(const struct spa_pod *pod, struct cpw_props *out);
+
+struct cpw_route {
+    int32_t index;
+    uint32_t direction;   // SPA_DIRECTION_INPUT / _OUTPUT
+    int32_t device;
+    uint32_t available;   // enum spa_param_availability
+    int32_t priority;
+    char name[256];
+    char description[256];
+    char port_type[64];   // "headphones", "speaker", … from the route info dict, or ""
+};
+/// Reads a Route object; returns 0 or -EINVAL.
+int cpw_parse_route(const struct spa_pod *pod, struct cpw_route *out);

@@ -1,0 +1,2 @@
+import PolicyPipeWire
+print(libraryVersion())
