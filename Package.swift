@@ -13,14 +13,10 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
-        // libpipewire as pkg-config describes it.
-        .systemLibrary(
-            name: "CLibPipeWire",
-            pkgConfig: "libpipewire-0.3",
-            providers: [.apt(["libpipewire-0.3-dev", "libspa-0.2-dev"])]
-        ),
         // Functions wrapping the libpipewire/libspa macros Swift cannot import.
-        .target(name: "CPipeWire", dependencies: ["CLibPipeWire"]),
+        // include/pipewire and include/spa link to the Debian -dev headers
+        // (pkg-config's -D_REENTRANT would only earn a SwiftPM warning).
+        .target(name: "CPipeWire"),
         // The pure policy: no PipeWire import, deterministic, unit-tested.
         .target(name: "PolicyCore"),
         // The native PipeWire client: connection, graph mirror, actions.

@@ -4,7 +4,7 @@
 // CNIOLinux, plus a few POD helpers where building or parsing a SPA POD needs
 // the builder/parser macros.
 #pragma once
-#include "../../CLibPipeWire/shim.h"
+#include "pipewire-headers.h"
 #include <stdbool.h>
 
 // MARK: - loop
