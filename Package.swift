@@ -36,6 +36,8 @@ let package = Package(
             ]
         ),
         .testTarget(name: "IntegrationTests", dependencies: ["PolicyCore", "PolicyPipeWire"]),
+        // Prints decisions/second of the engine at several graph sizes (not a test).
+        .executableTarget(name: "pw-policy-engine-bench", dependencies: ["PolicyCore"], path: "bench/EngineBench"),
     ],
     swiftLanguageModes: [.v6]
 )

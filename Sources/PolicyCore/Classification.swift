@@ -1,0 +1,78 @@
+/// Which step of the classification precedence (design.md §3) decided.
+public enum ClassificationSource: String, Sendable, Codable, Hashable {
+    /// `pw-policy set …`: a runtime override by the user.
+    case override
+    /// `policy.category` / `policy.options` the app put on its own stream.
+    case streamProperties = "stream-properties"
+    /// A `rules` entry of the config.
+    case rule
+    /// Built-in inference (media.role, direction, app identity…).
+    case inference
+    /// Nothing applied: the configured default.
+    case `default`
+}
+
+/// A stream's category with the reason it has it.
+public struct Classification: Sendable, Equatable, Hashable {
+    public var category: Category
+    public var options: Set<PolicyOption>
+    public var mode: AudioMode
+    /// The policy leaves this stream alone entirely (a config rule's `exempt`).
+    public var exempt: Bool
+    public var source: ClassificationSource
+    /// Why, for humans: what decided, with the values, e.g.
+    /// `media.role = "Music" → playback` or `rule #3 (pw-policy.conf:120): application.process.binary = "spotify"`.
+    public var reason: String
+    /// Problems met on the way (e.g. an unknown `policy.category` value the app set),
+    /// shown by `status` and `explain`; classification still succeeded.
+    public var warnings: [String]
+    /// Where this stream prefers to play, from a rule's `prefer-target`.
+    public var preferredTarget: TargetPreference?
+
+    public init(category: Category, options: Set<PolicyOption> = [], mode: AudioMode = .default,
+                exempt: Bool = false, source: ClassificationSource, reason: String,
+                warnings: [String] = [], preferredTarget: TargetPreference? = nil) {
+        self.category = category; self.options = options; self.mode = mode; self.exempt = exempt
+        self.source = source; self.reason = reason; self.warnings = warnings
+        self.preferredTarget = preferredTarget
+    }
+}
+
+/// A runtime override from the user (`pw-policy set`), for one stream or an app.
+public struct ClassificationOverride: Sendable, Equatable, Hashable, Codable {
+    public var category: Category
+    public var options: Set<PolicyOption>
+    public var mode: AudioMode
+    public init(category: Category, options: Set<PolicyOption> = [], mode: AudioMode = .default) {
+        self.category = category; self.options = options; self.mode = mode
+    }
+}
+
+/// What the classifier looks at for one stream. Everything is copied from the
+/// graph so the classifier stays pure.
+public struct StreamFacts: Sendable, Equatable {
+    public var nodeID: UInt32
+    public var direction: StreamDirection
+    /// The stream node's properties.
+    public var nodeProps: [String: String]
+    /// Its client's properties (application.*, pipewire.access…); empty if unknown.
+    public var clientProps: [String: String]
+    /// The user's runtime override for this stream or its app, if any.
+    public var override: ClassificationOverride?
+    /// The same application (session key) has, besides this stream, a running
+    /// stream in the other direction: it plays and captures at once (a call).
+    public var appAlsoStreamsOtherDirection: Bool
+
+    public init(nodeID: UInt32, direction: StreamDirection, nodeProps: [String: String],
+                clientProps: [String: String] = [:], override: ClassificationOverride? = nil,
+                appAlsoStreamsOtherDirection: Bool = false) {
+        self.nodeID = nodeID; self.direction = direction; self.nodeProps = nodeProps
+        self.clientProps = clientProps; self.override = override
+        self.appAlsoStreamsOtherDirection = appAlsoStreamsOtherDirection
+    }
+
+    /// Node properties over client properties: what rules match against.
+    public var mergedProps: [String: String] {
+        clientProps.merging(nodeProps) { _, node in node }
+    }
+}

@@ -1,0 +1,187 @@
+/// Identifies an application's audio session: the streams of one app (same
+/// process / application id / client) that share a category act as one, so a
+/// call's capture and playback streams are one session.
+public struct SessionKey: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
+    public var rawValue: String
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+    public static func < (a: SessionKey, b: SessionKey) -> Bool { a.rawValue < b.rawValue }
+    public var description: String { rawValue }
+}
+
+/// One stream as the engine sees it.
+public struct StreamInput: Sendable, Equatable {
+    public var id: UInt32
+    public var session: SessionKey
+    /// A human name for the app ("Firefox", "pw-play"), used in reasons.
+    public var appName: String
+    public var direction: StreamDirection
+    public var classification: Classification
+    /// The node is `running` (audio flows or would flow if linked).
+    public var isRunning: Bool
+    /// The sink node this stream plays to right now (from its links), if any.
+    public var output: UInt32?
+
+    public init(id: UInt32, session: SessionKey, appName: String, direction: StreamDirection,
+                classification: Classification, isRunning: Bool, output: UInt32? = nil) {
+        self.id = id; self.session = session; self.appName = appName; self.direction = direction
+        self.classification = classification; self.isRunning = isRunning; self.output = output
+    }
+}
+
+/// An audio output (sink) as the engine sees it.
+public struct OutputInput: Sendable, Equatable {
+    public var id: UInt32
+    public var name: String
+    /// Headphones, headset, Bluetooth…: audio there is private to the user, and
+    /// losing it must not leak audio to the speakers.
+    public var isPrivate: Bool
+    /// False when its active route reports unavailable (jack unplugged).
+    public var isAvailable: Bool
+    public init(id: UInt32, name: String, isPrivate: Bool, isAvailable: Bool = true) {
+        self.id = id; self.name = name; self.isPrivate = isPrivate; self.isAvailable = isAvailable
+    }
+}
+
+/// Everything the engine decides from. Level-triggered: the same input and
+/// memory always give the same decision.
+public struct PolicyInput: Sendable, Equatable {
+    /// Monotonic time in seconds.
+    public var now: Double
+    public var streams: [StreamInput]
+    public var outputs: [OutputInput]
+    /// The default sink's id, if any.
+    public var defaultOutput: UInt32?
+    public var silentMode: Bool
+    /// Streams the user asked to resume (`pw-policy resume`) since the last decision.
+    public var resumeRequests: Set<UInt32>
+
+    public init(now: Double, streams: [StreamInput], outputs: [OutputInput], defaultOutput: UInt32? = nil,
+                silentMode: Bool = false, resumeRequests: Set<UInt32> = []) {
+        self.now = now; self.streams = streams; self.outputs = outputs
+        self.defaultOutput = defaultOutput; self.silentMode = silentMode
+        self.resumeRequests = resumeRequests
+    }
+}
+
+/// Why a stream is held (unlinked, gain 0).
+public enum HoldReason: Sendable, Equatable, Hashable {
+    /// Another session interrupted this one; `resumable`: it should resume when that ends.
+    case interrupted(by: SessionKey, app: String, resumable: Bool)
+    /// This session waits until an active one ends (hold-incoming).
+    case waiting(for: SessionKey, app: String)
+    /// The private output it played on went away (headphones unplugged);
+    /// held until the user resumes it or moves it.
+    case routeLost(output: String)
+}
+
+/// What the engine wants for one stream.
+public struct StreamDecision: Sendable, Equatable {
+    /// The policy gain (Props `volume`): 1.0, a duck level, or 0.
+    public var gain: Double
+    public var hold: HoldReason?
+    /// Silent mode or a silence-incoming rule keeps it at gain 0 (it stays linked).
+    public var silenced: Bool
+    /// Sessions ducking this one, if any.
+    public var duckedBy: [SessionKey]
+    /// Where it should play (a sink id), when a rule prefers a device; nil = leave routing alone.
+    public var preferredTarget: UInt32?
+    /// Why: one line per effect, naming the other session and the matrix cell.
+    public var explanation: [String]
+
+    public init(gain: Double = 1.0, hold: HoldReason? = nil, silenced: Bool = false,
+                duckedBy: [SessionKey] = [], preferredTarget: UInt32? = nil, explanation: [String] = []) {
+        self.gain = gain; self.hold = hold; self.silenced = silenced; self.duckedBy = duckedBy
+        self.preferredTarget = preferredTarget; self.explanation = explanation
+    }
+
+    /// What a stream gets when the policy has nothing to say: as without the agent.
+    public static let untouched = StreamDecision()
+}
+
+public enum RouteChangeReason: String, Sendable, Equatable, Hashable, Codable {
+    case newDeviceAvailable = "new-device-available"
+    case oldDeviceUnavailable = "old-device-unavailable"
+    case userChoice = "user-choice"
+}
+
+/// Something that happened, for the log and `pw-policy monitor`.
+public enum PolicyEvent: Sendable, Equatable, Hashable {
+    case interruptionBegan(session: SessionKey, by: SessionKey, resumable: Bool)
+    case interruptionEnded(session: SessionKey, shouldResume: Bool)
+    case duckBegan(session: SessionKey, by: SessionKey, level: Double)
+    case duckEnded(session: SessionKey)
+    case silenced(session: SessionKey)
+    case unsilenced(session: SessionKey)
+    case routeChanged(reason: RouteChangeReason, output: String)
+    case heldForRoute(stream: UInt32, output: String)
+    case resumed(stream: UInt32)
+}
+
+/// The engine's own memory between decisions (interruptions in progress,
+/// when sessions became active, where streams played). It is part of the
+/// state the agent journals, so it is plain data.
+public struct EngineMemory: Sendable, Equatable, Codable {
+    public struct SessionMemory: Sendable, Equatable, Codable {
+        /// When the session became active (its place in the activation order).
+        public var activeSince: Double
+        /// When it was last seen active; a gap shorter than the debounce keeps it active.
+        public var lastActive: Double
+        public init(activeSince: Double, lastActive: Double) {
+            self.activeSince = activeSince; self.lastActive = lastActive
+        }
+    }
+    public struct StreamMemory: Sendable, Equatable, Codable {
+        /// The last output it played to and whether that output was private.
+        public var lastOutput: UInt32?
+        public var lastOutputPrivate: Bool
+        public var lastOutputName: String?
+        /// Held because its private output went away, until resumed or moved.
+        public var routeLost: Bool
+        public init(lastOutput: UInt32? = nil, lastOutputPrivate: Bool = false,
+                    lastOutputName: String? = nil, routeLost: Bool = false) {
+            self.lastOutput = lastOutput; self.lastOutputPrivate = lastOutputPrivate
+            self.lastOutputName = lastOutputName; self.routeLost = routeLost
+        }
+    }
+    public var sessions: [SessionKey: SessionMemory]
+    public var streams: [UInt32: StreamMemory]
+    /// The previous decision's held streams: a held stream is idle because we
+    /// unlinked it, yet its session still wants to play.
+    public var held: [UInt32: HoldReason.Kind]
+    public var outputs: [UInt32: String]
+    public var defaultOutput: UInt32?
+
+    public init(sessions: [SessionKey: SessionMemory] = [:], streams: [UInt32: StreamMemory] = [:],
+                held: [UInt32: HoldReason.Kind] = [:], outputs: [UInt32: String] = [:], defaultOutput: UInt32? = nil) {
+        self.sessions = sessions; self.streams = streams; self.held = held
+        self.outputs = outputs; self.defaultOutput = defaultOutput
+    }
+
+    public static let empty = EngineMemory()
+}
+
+extension HoldReason {
+    public enum Kind: String, Sendable, Equatable, Codable { case interrupted, waiting, routeLost = "route-lost" }
+    public var kind: Kind {
+        switch self {
+        case .interrupted: .interrupted
+        case .waiting: .waiting
+        case .routeLost: .routeLost
+        }
+    }
+}
+
+/// The engine's answer.
+public struct PolicyDecision: Sendable, Equatable {
+    /// A decision for every input stream.
+    public var streams: [UInt32: StreamDecision]
+    public var memory: EngineMemory
+    public var events: [PolicyEvent]
+    /// When the decision may change with no new input (a debounce expiring):
+    /// the caller re-runs the engine at that time. nil = not until input changes.
+    public var nextWakeup: Double?
+
+    public init(streams: [UInt32: StreamDecision], memory: EngineMemory, events: [PolicyEvent], nextWakeup: Double?) {
+        self.streams = streams; self.memory = memory; self.events = events; self.nextWakeup = nextWakeup
+    }
+}

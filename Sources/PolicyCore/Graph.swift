@@ -1,0 +1,174 @@
+/// The PipeWire object graph as the policy sees it: plain values copied out of
+/// the registry, info and param events, with no PipeWire types. The PipeWire
+/// layer keeps one `Graph` current; the classifier and engine only read it.
+public struct Graph: Sendable, Equatable {
+    public var clients: [UInt32: Client] = [:]
+    public var nodes: [UInt32: Node] = [:]
+    public var ports: [UInt32: Port] = [:]
+    public var links: [UInt32: Link] = [:]
+    public var devices: [UInt32: Device] = [:]
+    /// Metadata objects by id.
+    public var metadata: [UInt32: Metadata] = [:]
+
+    public init() {}
+
+    public struct Client: Sendable, Equatable {
+        public var id: UInt32
+        public var props: [String: String]
+        public init(id: UInt32, props: [String: String] = [:]) {
+            self.id = id; self.props = props
+        }
+    }
+
+    public enum NodeState: String, Sendable, Equatable, Codable {
+        case error, creating, suspended, idle, running
+    }
+
+    public struct Node: Sendable, Equatable {
+        public var id: UInt32
+        public var props: [String: String]
+        public var state: NodeState
+        /// Props `volume`: the policy's gain on a stream (nil until reported).
+        public var volume: Float?
+        /// Props `channelVolumes`: the user's per-channel stream volume.
+        public var channelVolumes: [Float]
+        /// Props `mute`: the user's.
+        public var mute: Bool?
+
+        public init(id: UInt32, props: [String: String] = [:], state: NodeState = .creating,
+                    volume: Float? = nil, channelVolumes: [Float] = [], mute: Bool? = nil) {
+            self.id = id; self.props = props; self.state = state
+            self.volume = volume; self.channelVolumes = channelVolumes; self.mute = mute
+        }
+
+        public var mediaClass: String? { props["media.class"] }
+        public var name: String? { props["node.name"] }
+        public var serial: UInt64? { props["object.serial"].flatMap { UInt64($0) } }
+        public var clientID: UInt32? { props["client.id"].flatMap { UInt32($0) } }
+        public var deviceID: UInt32? { props["device.id"].flatMap { UInt32($0) } }
+        /// Playback or capture for application streams, nil for devices and others.
+        public var streamDirection: StreamDirection? {
+            switch mediaClass {
+            case "Stream/Output/Audio": return .playback
+            case "Stream/Input/Audio": return .capture
+            default: return nil
+            }
+        }
+        public var isAudioSink: Bool { mediaClass == "Audio/Sink" || mediaClass == "Audio/Duplex" }
+    }
+
+    public enum PortDirection: String, Sendable, Equatable, Codable { case input, output }
+
+    public struct Port: Sendable, Equatable {
+        public var id: UInt32
+        public var nodeID: UInt32
+        public var direction: PortDirection
+        /// `audio.channel` (FL, FR, MONO…) if known.
+        public var channel: String?
+        public var isMonitor: Bool
+        public var props: [String: String]
+        public init(id: UInt32, nodeID: UInt32, direction: PortDirection, channel: String? = nil,
+                    isMonitor: Bool = false, props: [String: String] = [:]) {
+            self.id = id; self.nodeID = nodeID; self.direction = direction
+            self.channel = channel; self.isMonitor = isMonitor; self.props = props
+        }
+    }
+
+    public enum LinkState: String, Sendable, Equatable, Codable {
+        case error, unlinked, initializing = "init", negotiating, allocating, paused, active
+    }
+
+    public struct Link: Sendable, Equatable {
+        public var id: UInt32
+        public var outputNode: UInt32
+        public var outputPort: UInt32
+        public var inputNode: UInt32
+        public var inputPort: UInt32
+        public var state: LinkState
+        public init(id: UInt32, outputNode: UInt32, outputPort: UInt32, inputNode: UInt32,
+                    inputPort: UInt32, state: LinkState = .initializing) {
+            self.id = id; self.outputNode = outputNode; self.outputPort = outputPort
+            self.inputNode = inputNode; self.inputPort = inputPort; self.state = state
+        }
+    }
+
+    public enum Availability: String, Sendable, Equatable, Codable { case unknown, no, yes }
+
+    /// An active device route (SPA_PARAM_Route): which port a device plays to.
+    public struct Route: Sendable, Equatable {
+        public var index: Int32
+        public var device: Int32
+        public var direction: PortDirection
+        public var name: String
+        public var description: String
+        public var available: Availability
+        /// `port.type` from the route info ("headphones", "speaker", "headset"…), if any.
+        public var portType: String?
+        public init(index: Int32, device: Int32, direction: PortDirection, name: String,
+                    description: String = "", available: Availability = .unknown, portType: String? = nil) {
+            self.index = index; self.device = device; self.direction = direction; self.name = name
+            self.description = description; self.available = available; self.portType = portType
+        }
+    }
+
+    public struct Device: Sendable, Equatable {
+        public var id: UInt32
+        public var props: [String: String]
+        /// Active routes, as the device reports them.
+        public var routes: [Route]
+        public init(id: UInt32, props: [String: String] = [:], routes: [Route] = []) {
+            self.id = id; self.props = props; self.routes = routes
+        }
+    }
+
+    public struct MetadataEntry: Sendable, Equatable, Hashable {
+        public var subject: UInt32
+        public var key: String
+        public var type: String?
+        public var value: String
+        public init(subject: UInt32, key: String, type: String?, value: String) {
+            self.subject = subject; self.key = key; self.type = type; self.value = value
+        }
+    }
+
+    public struct Metadata: Sendable, Equatable {
+        public var id: UInt32
+        public var name: String
+        /// Entries keyed by subject, then key.
+        public var entries: [UInt32: [String: MetadataEntry]]
+        public init(id: UInt32, name: String, entries: [UInt32: [String: MetadataEntry]] = [:]) {
+            self.id = id; self.name = name; self.entries = entries
+        }
+        public func value(subject: UInt32, key: String) -> String? { entries[subject]?[key]?.value }
+    }
+}
+
+extension Graph {
+    public func metadata(named name: String) -> Metadata? {
+        metadata.values.first { $0.name == name }
+    }
+
+    /// Links leaving any output port of `node`.
+    public func links(from node: UInt32) -> [Link] {
+        links.values.filter { $0.outputNode == node }.sorted { $0.id < $1.id }
+    }
+
+    /// Links entering any input port of `node`.
+    public func links(to node: UInt32) -> [Link] {
+        links.values.filter { $0.inputNode == node }.sorted { $0.id < $1.id }
+    }
+
+    public func ports(of node: UInt32, direction: PortDirection) -> [Port] {
+        ports.values.filter { $0.nodeID == node && $0.direction == direction }.sorted { $0.id < $1.id }
+    }
+
+    /// Audio application streams (playback and capture), by id.
+    public var streams: [Node] {
+        nodes.values.filter { $0.streamDirection != nil }.sorted { $0.id < $1.id }
+    }
+
+    /// Audio sinks, by id.
+    public var sinks: [Node] {
+        nodes.values.filter(\.isAudioSink).sorted { $0.id < $1.id }
+    }
+}

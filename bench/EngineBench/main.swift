@@ -1,0 +1,2 @@
+import PolicyCore
+print("engine benchmark: not written yet")
