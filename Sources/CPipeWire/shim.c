@@ -2,6 +2,8 @@
 #include <errno.h>
 #include <string.h>
 
+const char *cpw_get_headers_version(void) { return pw_get_headers_version(); }
+
 int cpw_loop_enter(struct pw_loop *loop) { pw_loop_enter(loop); return 0; }
 int cpw_loop_leave(struct pw_loop *loop) { pw_loop_leave(loop); return 0; }
 int cpw_loop_iterate(struct pw_loop *loop, int timeout_ms) { return pw_loop_iterate(loop, timeout_ms); }

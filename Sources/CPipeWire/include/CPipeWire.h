@@ -7,6 +7,9 @@
 #include "pipewire-headers.h"
 #include <stdbool.h>
 
+// MARK: - library
+const char *cpw_get_headers_version(void);
+
 // MARK: - loop
 int cpw_loop_enter(struct pw_loop *loop);
 int cpw_loop_leave(struct pw_loop *loop);

@@ -1,0 +1,208 @@
+import CPipeWire
+import PolicyCore
+
+/// A proxy we bound to a global through the registry, owned by Swift: the
+/// listener hook is removed and the proxy destroyed when this object goes,
+/// so no callback can reach a freed object.
+class BoundProxy {
+    let id: UInt32
+    let proxy: OpaquePointer
+    let hook = Hook()
+    unowned let mirror: GraphMirror
+
+    init?(mirror: GraphMirror, id: UInt32, type: String) {
+        guard let raw = cpw_registry_bind(mirror.registry, id, type, InterfaceType.version) else { return nil }
+        self.id = id
+        self.proxy = OpaquePointer(raw)
+        self.mirror = mirror
+    }
+
+    var opaqueSelf: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+
+    deinit {
+        hook.remove()
+        pw_proxy_destroy(proxy)
+    }
+}
+
+final class NodeObserver: BoundProxy {
+    private var events: EventsTable<pw_node_events>?
+
+    init?(mirror: GraphMirror, id: UInt32) {
+        super.init(mirror: mirror, id: id, type: InterfaceType.node)
+        var table = pw_node_events()
+        table.version = UInt32(PW_VERSION_NODE_EVENTS)
+        table.info = { data, info in
+            guard let data, let info else { return }
+            let me = Unmanaged<NodeObserver>.fromOpaque(data).takeUnretainedValue()
+            let mask = info.pointee.change_mask
+            let props = (mask & UInt64(PW_NODE_CHANGE_MASK_PROPS)) != 0 ? copyDictionary(info.pointee.props) : nil
+            let state = (mask & UInt64(PW_NODE_CHANGE_MASK_STATE)) != 0 ? Graph.NodeState(info.pointee.state) : nil
+            me.mirror.nodeInfo(id: me.id, props: props, state: state)
+        }
+        table.param = { data, _, paramID, _, _, param in
+            guard let data, paramID == SPA_PARAM_Props.rawValue else { return }
+            let me = Unmanaged<NodeObserver>.fromOpaque(data).takeUnretainedValue()
+            var props = cpw_props()
+            guard cpw_parse_props(param, &props) == 0 else { return }
+            let channelVolumes = withUnsafeBytes(of: props.channel_volumes) { raw in
+                Array(raw.bindMemory(to: Float.self).prefix(Int(props.n_channel_volumes)))
+            }
+            me.mirror.nodeProps(id: me.id, volume: props.has_volume ? props.volume : nil,
+                                channelVolumes: channelVolumes, mute: props.has_mute ? props.mute : nil)
+        }
+        let tableRef = EventsTable(table)
+        events = tableRef
+        _ = cpw_node_add_listener(proxy, hook.pointer, tableRef.pointer, opaqueSelf)
+        hook.attached()
+        var ids: [UInt32] = [SPA_PARAM_Props.rawValue]
+        _ = cpw_node_subscribe_params(proxy, &ids, UInt32(ids.count))
+    }
+
+    /// Sets Props `volume` and nothing else.
+    func setVolume(_ volume: Float) -> Int32 {
+        cpw_node_set_props_volume(proxy, volume)
+    }
+}
+
+final class DeviceObserver: BoundProxy {
+    private var events: EventsTable<pw_device_events>?
+
+    init?(mirror: GraphMirror, id: UInt32) {
+        super.init(mirror: mirror, id: id, type: InterfaceType.device)
+        var table = pw_device_events()
+        table.version = UInt32(PW_VERSION_DEVICE_EVENTS)
+        table.info = { data, info in
+            guard let data, let info else { return }
+            let me = Unmanaged<DeviceObserver>.fromOpaque(data).takeUnretainedValue()
+            guard (info.pointee.change_mask & UInt64(PW_DEVICE_CHANGE_MASK_PROPS)) != 0 else { return }
+            me.mirror.deviceInfo(id: me.id, props: copyDictionary(info.pointee.props))
+        }
+        table.param = { data, _, paramID, _, _, param in
+            guard let data, paramID == SPA_PARAM_Route.rawValue else { return }
+            let me = Unmanaged<DeviceObserver>.fromOpaque(data).takeUnretainedValue()
+            var route = cpw_route()
+            guard cpw_parse_route(param, &route) == 0 else { return }
+            me.mirror.deviceRoute(id: me.id, route: Graph.Route(route))
+        }
+        let tableRef = EventsTable(table)
+        events = tableRef
+        _ = cpw_device_add_listener(proxy, hook.pointer, tableRef.pointer, opaqueSelf)
+        hook.attached()
+        var ids: [UInt32] = [SPA_PARAM_Route.rawValue]
+        _ = cpw_device_subscribe_params(proxy, &ids, UInt32(ids.count))
+    }
+}
+
+final class ClientObserver: BoundProxy {
+    private var events: EventsTable<pw_client_events>?
+
+    init?(mirror: GraphMirror, id: UInt32) {
+        super.init(mirror: mirror, id: id, type: InterfaceType.client)
+        var table = pw_client_events()
+        table.version = UInt32(PW_VERSION_CLIENT_EVENTS)
+        table.info = { data, info in
+            guard let data, let info else { return }
+            let me = Unmanaged<ClientObserver>.fromOpaque(data).takeUnretainedValue()
+            guard (info.pointee.change_mask & UInt64(PW_CLIENT_CHANGE_MASK_PROPS)) != 0 else { return }
+            me.mirror.clientInfo(id: me.id, props: copyDictionary(info.pointee.props))
+        }
+        let tableRef = EventsTable(table)
+        events = tableRef
+        _ = cpw_client_add_listener(proxy, hook.pointer, tableRef.pointer, opaqueSelf)
+        hook.attached()
+    }
+}
+
+final class LinkObserver: BoundProxy {
+    private var events: EventsTable<pw_link_events>?
+
+    init?(mirror: GraphMirror, id: UInt32) {
+        super.init(mirror: mirror, id: id, type: InterfaceType.link)
+        var table = pw_link_events()
+        table.version = UInt32(PW_VERSION_LINK_EVENTS)
+        table.info = { data, info in
+            guard let data, let info else { return }
+            let me = Unmanaged<LinkObserver>.fromOpaque(data).takeUnretainedValue()
+            guard (info.pointee.change_mask & UInt64(PW_LINK_CHANGE_MASK_STATE)) != 0 else { return }
+            me.mirror.linkState(id: me.id, state: Graph.LinkState(info.pointee.state))
+        }
+        let tableRef = EventsTable(table)
+        events = tableRef
+        _ = cpw_link_add_listener(proxy, hook.pointer, tableRef.pointer, opaqueSelf)
+        hook.attached()
+    }
+}
+
+final class MetadataObserver: BoundProxy {
+    private var events: EventsTable<pw_metadata_events>?
+
+    init?(mirror: GraphMirror, id: UInt32) {
+        super.init(mirror: mirror, id: id, type: InterfaceType.metadata)
+        var table = pw_metadata_events()
+        table.version = UInt32(PW_VERSION_METADATA_EVENTS)
+        table.property = { data, subject, key, type, value in
+            guard let data else { return 0 }
+            let me = Unmanaged<MetadataObserver>.fromOpaque(data).takeUnretainedValue()
+            me.mirror.metadataProperty(id: me.id, subject: subject,
+                                       key: key.map { String(cString: $0) },
+                                       type: type.map { String(cString: $0) },
+                                       value: value.map { String(cString: $0) })
+            return 0
+        }
+        let tableRef = EventsTable(table)
+        events = tableRef
+        _ = cpw_metadata_add_listener(proxy, hook.pointer, tableRef.pointer, opaqueSelf)
+        hook.attached()
+    }
+
+    /// Sets `key` for `subject`; a nil value removes the key.
+    func set(subject: UInt32, key: String, type: String?, value: String?) -> Int32 {
+        cpw_metadata_set_property(proxy, subject, key, type, value)
+    }
+}
+
+extension Graph.NodeState {
+    init(_ state: pw_node_state) {
+        switch state {
+        case PW_NODE_STATE_ERROR: self = .error
+        case PW_NODE_STATE_CREATING: self = .creating
+        case PW_NODE_STATE_SUSPENDED: self = .suspended
+        case PW_NODE_STATE_IDLE: self = .idle
+        case PW_NODE_STATE_RUNNING: self = .running
+        default: self = .error
+        }
+    }
+}
+
+extension Graph.LinkState {
+    init(_ state: pw_link_state) {
+        switch state {
+        case PW_LINK_STATE_ERROR: self = .error
+        case PW_LINK_STATE_UNLINKED: self = .unlinked
+        case PW_LINK_STATE_INIT: self = .initializing
+        case PW_LINK_STATE_NEGOTIATING: self = .negotiating
+        case PW_LINK_STATE_ALLOCATING: self = .allocating
+        case PW_LINK_STATE_PAUSED: self = .paused
+        case PW_LINK_STATE_ACTIVE: self = .active
+        default: self = .error
+        }
+    }
+}
+
+extension Graph.Route {
+    init(_ route: cpw_route) {
+        let name = withUnsafeBytes(of: route.name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+        let description = withUnsafeBytes(of: route.description) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+        let portType = withUnsafeBytes(of: route.port_type) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+        let availability: Graph.Availability = switch route.available {
+        case SPA_PARAM_AVAILABILITY_no.rawValue: .no
+        case SPA_PARAM_AVAILABILITY_yes.rawValue: .yes
+        default: .unknown
+        }
+        self.init(index: route.index, device: route.device,
+                  direction: route.direction == SPA_DIRECTION_INPUT.rawValue ? .input : .output,
+                  name: name, description: description, available: availability,
+                  portType: portType.isEmpty ? nil : portType)
+    }
+}

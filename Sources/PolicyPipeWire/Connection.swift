@@ -1,0 +1,125 @@
+import CPipeWire
+#if canImport(Glibc)
+import Glibc
+#endif
+
+public enum ConnectionError: Error, Equatable, CustomStringConvertible {
+    /// No PipeWire daemon answered at this remote.
+    case unavailable(remote: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .unavailable(let remote, let reason):
+            "cannot connect to PipeWire at '\(remote)': \(reason)"
+        }
+    }
+}
+
+/// A connection to a PipeWire daemon: the context and core of a native client
+/// on an `EventLoop`. Reports a lost daemon once through `onDisconnect`.
+public final class Connection {
+    public let loop: EventLoop
+    public let remote: String
+    let context: OpaquePointer   // struct pw_context *
+    let core: OpaquePointer      // struct pw_core *
+    private let coreHook = Hook()
+    private var coreEvents: EventsTable<pw_core_events>?
+    private var pendingSyncs: [Int32: () -> Void] = [:]
+    public private(set) var isConnected = true
+    /// Called once when the daemon goes away (or the connection breaks).
+    public var onDisconnect: ((String) -> Void)?
+    /// Called for errors the daemon reports on our objects (id, message).
+    public var onError: ((UInt32, Int32, String) -> Void)?
+
+    /// The remote to use when none is given: `PIPEWIRE_REMOTE`, else `pipewire-0`.
+    public static func defaultRemote(environment: [String: String]) -> String {
+        environment["PIPEWIRE_REMOTE"].flatMap { $0.isEmpty ? nil : $0 } ?? "pipewire-0"
+    }
+
+    public init(loop: EventLoop, remote: String? = nil, applicationName: String = "pw-policy") throws(ConnectionError) {
+        self.loop = loop
+        let remoteName = remote ?? Connection.defaultRemote(environment: currentEnvironment())
+        self.remote = remoteName
+        guard let context = pw_context_new(loop.pwLoop, nil, 0) else {
+            throw .unavailable(remote: remoteName, reason: "cannot create a PipeWire context")
+        }
+        let core = withDictionary([
+            "remote.name": remoteName,
+            "application.name": applicationName,
+            "media.category": "Manager",
+        ]) { props -> OpaquePointer? in
+            pw_context_connect(context, pw_properties_new_dict(props), 0)
+        }
+        guard let core else {
+            let reason = String(cString: strerror(errno))
+            pw_context_destroy(context)
+            throw .unavailable(remote: remoteName, reason: reason)
+        }
+        self.context = context
+        self.core = core
+        installCoreListener()
+    }
+
+    deinit {
+        coreHook.remove()
+        pw_core_disconnect(core)
+        pw_context_destroy(context)
+    }
+
+    private func installCoreListener() {
+        var events = pw_core_events()
+        events.version = UInt32(PW_VERSION_CORE_EVENTS)
+        events.done = { data, id, seq in
+            let me = Unmanaged<Connection>.fromOpaque(data!).takeUnretainedValue()
+            guard id == UInt32(PW_ID_CORE), let action = me.pendingSyncs.removeValue(forKey: seq) else { return }
+            action()
+        }
+        events.error = { data, id, _, res, message in
+            let me = Unmanaged<Connection>.fromOpaque(data!).takeUnretainedValue()
+            let text = message.map { String(cString: $0) } ?? String(cString: strerror(-res))
+            if id == UInt32(PW_ID_CORE) && res == -EPIPE {
+                me.connectionLost(text)
+            } else {
+                me.onError?(id, res, text)
+            }
+        }
+        let table = EventsTable(events)
+        coreEvents = table
+        _ = cpw_core_add_listener(core, coreHook.pointer, table.pointer, Unmanaged.passUnretained(self).toOpaque())
+        coreHook.attached()
+    }
+
+    private func connectionLost(_ reason: String) {
+        guard isConnected else { return }
+        isConnected = false
+        onDisconnect?(reason)
+    }
+
+    /// Runs `action` once the daemon has processed everything sent before.
+    public func sync(_ action: @escaping () -> Void) {
+        let seq = cpw_core_sync(core, UInt32(PW_ID_CORE), 0)
+        guard seq >= 0 else { return }
+        pendingSyncs[seq] = action
+    }
+
+    /// Blocks (iterating the loop) until a round trip completes; false on timeout or disconnect.
+    @discardableResult
+    public func roundTrip(timeout: Double = 5) -> Bool {
+        var done = false
+        sync { done = true }
+        return loop.run(timeout: timeout) { done || !self.isConnected } && done
+    }
+}
+
+func currentEnvironment() -> [String: String] {
+    var result: [String: String] = [:]
+    var pointer = environ
+    while let entry = pointer.pointee {
+        let string = String(cString: entry)
+        if let equals = string.firstIndex(of: "=") {
+            result[String(string[..<equals])] = String(string[string.index(after: equals)...])
+        }
+        pointer += 1
+    }
+    return result
+}

@@ -1,0 +1,123 @@
+import CPipeWire
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The PipeWire loop that every PipeWire object of this process lives on.
+/// Single-threaded by design: the loop runs on the thread that created it
+/// (`run()` or `iterate()`), and all callbacks, timers and actions happen
+/// there, so no locking is needed anywhere in the PipeWire layer.
+public final class EventLoop {
+    let loop: OpaquePointer  // struct pw_loop *
+    private var isStopped = false
+
+    public init() {
+        PipeWireLibrary.initialize()
+        loop = OpaquePointer(pw_loop_new(nil))
+        _ = cpw_loop_enter(pwLoop)
+    }
+
+    var pwLoop: UnsafeMutablePointer<pw_loop> { UnsafeMutablePointer(loop) }
+
+    deinit {
+        _ = cpw_loop_leave(pwLoop)
+        pw_loop_destroy(pwLoop)
+    }
+
+    /// Dispatches ready events, waiting at most `timeout` seconds (nil = forever).
+    @discardableResult
+    public func iterate(timeout: Double?) -> Int32 {
+        let milliseconds = timeout.map { Int32(max(0, min($0 * 1000, Double(Int32.max)))) } ?? -1
+        return cpw_loop_iterate(pwLoop, milliseconds)
+    }
+
+    /// Runs until `stop()` is called.
+    public func run() {
+        isStopped = false
+        while !isStopped {
+            let result = iterate(timeout: nil)
+            if result < 0 && result != -EINTR { break }
+        }
+    }
+
+    /// Runs until `condition` holds or `timeout` seconds passed; returns whether it held.
+    @discardableResult
+    public func run(timeout: Double, until condition: () -> Bool) -> Bool {
+        let deadline = MonotonicClock.now + timeout
+        while !condition() {
+            let remaining = deadline - MonotonicClock.now
+            if remaining <= 0 { return false }
+            iterate(timeout: min(remaining, 0.05))
+        }
+        return true
+    }
+
+    public func stop() { isStopped = true }
+
+    /// A one-shot timer on this loop. Rearm it with `schedule(after:)`.
+    public func makeTimer(_ action: @escaping () -> Void) -> LoopTimer {
+        LoopTimer(loop: self, action: action)
+    }
+
+    /// A handler for a POSIX signal, run on the loop (not in signal context).
+    public func onSignal(_ signal: Int32, _ action: @escaping () -> Void) -> LoopSignal {
+        LoopSignal(loop: self, signal: signal, action: action)
+    }
+}
+
+/// Seconds on a monotonic clock: what timers, debounce and fades are measured in.
+public enum MonotonicClock {
+    public static var now: Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+    }
+}
+
+/// A timer source on the loop; destroyed with this object.
+public final class LoopTimer {
+    private unowned let loop: EventLoop
+    private var source: UnsafeMutablePointer<spa_source>!
+    private let action: () -> Void
+
+    fileprivate init(loop: EventLoop, action: @escaping () -> Void) {
+        self.loop = loop
+        self.action = action
+        source = cpw_loop_add_timer(loop.pwLoop, { data, _ in
+            Unmanaged<LoopTimer>.fromOpaque(data!).takeUnretainedValue().action()
+        }, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// Fires once after `seconds` (clamped to ≥ 1 µs); replaces any pending firing.
+    public func schedule(after seconds: Double) {
+        let nanoseconds = UInt64(max(seconds, 1e-6) * 1e9)
+        _ = cpw_loop_update_timer(loop.pwLoop, source, nanoseconds)
+    }
+
+    public func cancel() {
+        _ = cpw_loop_update_timer(loop.pwLoop, source, 0)
+    }
+
+    deinit {
+        cpw_loop_destroy_source(loop.pwLoop, source)
+    }
+}
+
+/// A signal source on the loop; destroyed with this object.
+public final class LoopSignal {
+    private unowned let loop: EventLoop
+    private var source: UnsafeMutablePointer<spa_source>!
+    private let action: () -> Void
+
+    fileprivate init(loop: EventLoop, signal: Int32, action: @escaping () -> Void) {
+        self.loop = loop
+        self.action = action
+        source = cpw_loop_add_signal(loop.pwLoop, signal, { data, _ in
+            Unmanaged<LoopSignal>.fromOpaque(data!).takeUnretainedValue().action()
+        }, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    deinit {
+        cpw_loop_destroy_source(loop.pwLoop, source)
+    }
+}

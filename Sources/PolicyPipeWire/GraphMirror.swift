@@ -1,0 +1,198 @@
+import CPipeWire
+import PolicyCore
+
+/// Keeps a `Graph` value equal to the daemon's object graph, from registry
+/// globals and the info/param events of the objects it binds. Everything runs
+/// on the connection's loop.
+public final class GraphMirror {
+    public let connection: Connection
+    public private(set) var graph = Graph()
+    /// True once the first two round trips finished: every global existing at
+    /// connect time is in `graph`, with the info and params of bound objects.
+    public private(set) var isInitialSyncComplete = false
+    /// Called after every change to `graph`. Coalesce work in the receiver.
+    public var onChange: (() -> Void)?
+    /// Called once when the initial sync completes.
+    public var onInitialSync: (() -> Void)?
+
+    let registry: OpaquePointer
+    private let registryHook = Hook()
+    private var registryEvents: EventsTable<pw_registry_events>?
+    private var nodeObservers: [UInt32: NodeObserver] = [:]
+    private var deviceObservers: [UInt32: DeviceObserver] = [:]
+    private var clientObservers: [UInt32: ClientObserver] = [:]
+    private var linkObservers: [UInt32: LinkObserver] = [:]
+    private var metadataObservers: [UInt32: MetadataObserver] = [:]
+
+    public init(connection: Connection) {
+        self.connection = connection
+        registry = cpw_core_get_registry(connection.core)
+        var table = pw_registry_events()
+        table.version = UInt32(PW_VERSION_REGISTRY_EVENTS)
+        table.global = { data, id, _, type, _, props in
+            guard let data, let type else { return }
+            let me = Unmanaged<GraphMirror>.fromOpaque(data).takeUnretainedValue()
+            me.global(id: id, type: String(cString: type), props: copyDictionary(props))
+        }
+        table.global_remove = { data, id in
+            guard let data else { return }
+            Unmanaged<GraphMirror>.fromOpaque(data).takeUnretainedValue().globalRemoved(id: id)
+        }
+        let tableRef = EventsTable(table)
+        registryEvents = tableRef
+        _ = cpw_registry_add_listener(registry, registryHook.pointer, tableRef.pointer,
+                                      Unmanaged.passUnretained(self).toOpaque())
+        registryHook.attached()
+        // First round trip: all globals announced and bound. Second: the
+        // info and params those binds asked for have arrived.
+        connection.sync { [weak self] in
+            self?.connection.sync { [weak self] in
+                guard let self else { return }
+                self.isInitialSyncComplete = true
+                self.onInitialSync?()
+                self.onChange?()
+            }
+        }
+    }
+
+    deinit {
+        registryHook.remove()
+        nodeObservers.removeAll()
+        deviceObservers.removeAll()
+        clientObservers.removeAll()
+        linkObservers.removeAll()
+        metadataObservers.removeAll()
+        pw_proxy_destroy(registry)
+    }
+
+    /// Iterates the loop until the initial state is complete.
+    @discardableResult
+    public func waitForInitialSync(timeout: Double = 5) -> Bool {
+        connection.loop.run(timeout: timeout) { isInitialSyncComplete || !connection.isConnected }
+            && isInitialSyncComplete
+    }
+
+    // MARK: registry events
+
+    private func global(id: UInt32, type: String, props: [String: String]) {
+        switch type {
+        case InterfaceType.node:
+            // The global's props already carry media.class, node.name, media.role
+            // and application.name: enough for a first classification.
+            graph.nodes[id] = Graph.Node(id: id, props: props)
+            nodeObservers[id] = NodeObserver(mirror: self, id: id)
+        case InterfaceType.port:
+            guard let nodeID = props["node.id"].flatMap(UInt32.init) else { return }
+            graph.ports[id] = Graph.Port(
+                id: id, nodeID: nodeID,
+                direction: props["port.direction"] == "in" ? .input : .output,
+                channel: props["audio.channel"], isMonitor: props["port.monitor"] == "true", props: props)
+        case InterfaceType.link:
+            guard let outputNode = props["link.output.node"].flatMap(UInt32.init),
+                  let outputPort = props["link.output.port"].flatMap(UInt32.init),
+                  let inputNode = props["link.input.node"].flatMap(UInt32.init),
+                  let inputPort = props["link.input.port"].flatMap(UInt32.init) else { return }
+            graph.links[id] = Graph.Link(id: id, outputNode: outputNode, outputPort: outputPort,
+                                         inputNode: inputNode, inputPort: inputPort)
+            linkObservers[id] = LinkObserver(mirror: self, id: id)
+        case InterfaceType.client:
+            graph.clients[id] = Graph.Client(id: id, props: props)
+            clientObservers[id] = ClientObserver(mirror: self, id: id)
+        case InterfaceType.device:
+            graph.devices[id] = Graph.Device(id: id, props: props)
+            deviceObservers[id] = DeviceObserver(mirror: self, id: id)
+        case InterfaceType.metadata:
+            graph.metadata[id] = Graph.Metadata(id: id, name: props["metadata.name"] ?? "")
+            metadataObservers[id] = MetadataObserver(mirror: self, id: id)
+        default:
+            return
+        }
+        changed()
+    }
+
+    private func globalRemoved(id: UInt32) {
+        var removed = false
+        if graph.nodes.removeValue(forKey: id) != nil { nodeObservers[id] = nil; removed = true }
+        if graph.ports.removeValue(forKey: id) != nil { removed = true }
+        if graph.links.removeValue(forKey: id) != nil { linkObservers[id] = nil; removed = true }
+        if graph.clients.removeValue(forKey: id) != nil { clientObservers[id] = nil; removed = true }
+        if graph.devices.removeValue(forKey: id) != nil { deviceObservers[id] = nil; removed = true }
+        if graph.metadata.removeValue(forKey: id) != nil { metadataObservers[id] = nil; removed = true }
+        if removed { changed() }
+    }
+
+    // MARK: object events
+
+    func nodeInfo(id: UInt32, props: [String: String]?, state: Graph.NodeState?) {
+        guard var node = graph.nodes[id] else { return }
+        if let props { node.props = props }
+        if let state { node.state = state }
+        update(&graph.nodes[id], to: node)
+    }
+
+    func nodeProps(id: UInt32, volume: Float?, channelVolumes: [Float], mute: Bool?) {
+        guard var node = graph.nodes[id] else { return }
+        node.volume = volume
+        node.channelVolumes = channelVolumes
+        node.mute = mute
+        update(&graph.nodes[id], to: node)
+    }
+
+    func deviceInfo(id: UInt32, props: [String: String]) {
+        guard var device = graph.devices[id] else { return }
+        device.props = props
+        update(&graph.devices[id], to: device)
+    }
+
+    func deviceRoute(id: UInt32, route: Graph.Route) {
+        guard var device = graph.devices[id] else { return }
+        // Each card device has at most one active route per direction.
+        device.routes.removeAll { $0.device == route.device && $0.direction == route.direction }
+        device.routes.append(route)
+        device.routes.sort { ($0.device, $0.index) < ($1.device, $1.index) }
+        update(&graph.devices[id], to: device)
+    }
+
+    func clientInfo(id: UInt32, props: [String: String]) {
+        guard var client = graph.clients[id] else { return }
+        client.props = props
+        update(&graph.clients[id], to: client)
+    }
+
+    func linkState(id: UInt32, state: Graph.LinkState) {
+        guard var link = graph.links[id] else { return }
+        link.state = state
+        update(&graph.links[id], to: link)
+    }
+
+    func metadataProperty(id: UInt32, subject: UInt32, key: String?, type: String?, value: String?) {
+        guard var metadata = graph.metadata[id] else { return }
+        if let key {
+            if let value {
+                metadata.entries[subject, default: [:]][key] =
+                    Graph.MetadataEntry(subject: subject, key: key, type: type, value: value)
+            } else {
+                metadata.entries[subject]?[key] = nil
+                if metadata.entries[subject]?.isEmpty == true { metadata.entries[subject] = nil }
+            }
+        } else {
+            metadata.entries[subject] = nil  // a NULL key clears every key of the subject
+        }
+        update(&graph.metadata[id], to: metadata)
+    }
+
+    private func update<T: Equatable>(_ slot: inout T?, to value: T) {
+        guard slot != value else { return }
+        slot = value
+        changed()
+    }
+
+    private func changed() {
+        onChange?()
+    }
+
+    // MARK: access for actions
+
+    func nodeObserver(_ id: UInt32) -> NodeObserver? { nodeObservers[id] }
+    func metadataObserver(_ id: UInt32) -> MetadataObserver? { metadataObservers[id] }
+}

@@ -1,0 +1,23 @@
+import ArgumentParser
+import PolicyPipeWire
+
+/// `pw-policy version`, in the three-line style of the pw-* tools.
+struct VersionCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "version", abstract: "Show the version and the libpipewire versions.")
+
+    static let number = "0.1.0"
+
+    static var text: String {
+        PipeWireLibrary.initialize()
+        return """
+        pw-policy \(number)
+        Compiled with libpipewire \(PipeWireLibrary.compiledVersion)
+        Linked with libpipewire \(PipeWireLibrary.linkedVersion)
+        """
+    }
+
+    func run() {
+        print(Self.text)
+    }
+}

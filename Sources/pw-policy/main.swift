@@ -1,2 +1,0 @@
-import PolicyPipeWire
-print(libraryVersion())
