@@ -1,0 +1,62 @@
+import Foundation
+
+/// Test audio: writing tones and measuring what reached a sink.
+enum Audio {
+    /// Writes a 48 kHz stereo 16-bit WAV sine tone.
+    static func writeTone(to path: String, seconds: Double, frequency: Double = 440, amplitude: Double = 0.5) throws {
+        let rate = 48_000, channels = 2
+        let frames = Int(seconds * Double(rate))
+        var samples = Data(capacity: frames * channels * 2)
+        for frame in 0..<frames {
+            let value = Int16(amplitude * 32767 * sin(2 * .pi * frequency * Double(frame) / Double(rate)))
+            for _ in 0..<channels {
+                withUnsafeBytes(of: value.littleEndian) { samples.append(contentsOf: $0) }
+            }
+        }
+        var header = Data()
+        func append<T: FixedWidthInteger>(_ value: T) { withUnsafeBytes(of: value.littleEndian) { header.append(contentsOf: $0) } }
+        header.append(contentsOf: Array("RIFF".utf8)); append(UInt32(36 + samples.count))
+        header.append(contentsOf: Array("WAVE".utf8))
+        header.append(contentsOf: Array("fmt ".utf8)); append(UInt32(16)); append(UInt16(1)); append(UInt16(channels))
+        append(UInt32(rate)); append(UInt32(rate * channels * 2)); append(UInt16(channels * 2)); append(UInt16(16))
+        header.append(contentsOf: Array("data".utf8)); append(UInt32(samples.count))
+        try (header + samples).write(to: URL(fileURLWithPath: path))
+    }
+
+    /// Root-mean-square of the samples of a float32 WAV written by pw-record
+    /// (`--format f32`), skipping the first `skip` seconds. pw-record may be
+    /// stopped before it fixes the header up, so the data runs to the end.
+    static func rms(ofWAV path: String, skip: Double = 0) throws -> Double {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        guard let dataRange = data.range(of: Data("data".utf8)) else { return 0 }
+        var channels = 2, rate = 48_000
+        if let fmt = data.range(of: Data("fmt ".utf8)) {
+            let base = fmt.upperBound + 4
+            channels = Int(data[base + 2]) | Int(data[base + 3]) << 8
+            rate = Int(data[base + 4]) | Int(data[base + 5]) << 8 | Int(data[base + 6]) << 16
+        }
+        let start = dataRange.upperBound + 4 + Int(skip * Double(rate)) * channels * 4
+        guard start < data.count else { return 0 }
+        let count = (data.count - start) / 4
+        guard count > 0 else { return 0 }
+        var sum = 0.0
+        data[start..<(start + count * 4)].withUnsafeBytes { raw in
+            for index in 0..<count {
+                let sample = Double(Float(bitPattern: raw.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self)))
+                sum += sample * sample
+            }
+        }
+        return (sum / Double(count)).squareRoot()
+    }
+
+    /// Records what reaches `sink` for `seconds` and returns its RMS.
+    static func recordRMS(sandbox: Sandbox, sink: String, seconds: Double, name: String = "monitor") throws -> Double {
+        let path = sandbox.path("\(name)-\(UUID().uuidString).wav")
+        let recorder = try sandbox.spawn(["pw-record", "--target", sink, "--format", "f32", "--rate", "48000",
+                                          "--channels", "2", "-P", "{ stream.capture.sink=true node.name=pw-policy-test-monitor }", path])
+        usleep(UInt32(seconds * 1_000_000))
+        recorder.stop(signal: SIGINT)
+        // The first 0.2 s hold the recorder's own start-up.
+        return try rms(ofWAV: path, skip: 0.2)
+    }
+}

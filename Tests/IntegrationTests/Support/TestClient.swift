@@ -1,0 +1,47 @@
+import PolicyCore
+import PolicyPipeWire
+
+/// Our native client on a sandbox, driven synchronously by the test.
+final class TestClient {
+    let loop = EventLoop()
+    let connection: Connection
+    let mirror: GraphMirror
+    let actions: GraphActions
+
+    init(sandbox: Sandbox) throws {
+        connection = try Connection(loop: loop, remote: sandbox.remote, applicationName: "pw-policy-test")
+        mirror = GraphMirror(connection: connection)
+        actions = GraphActions(mirror: mirror)
+        guard mirror.waitForInitialSync() else { throw TestClientError.noInitialSync }
+    }
+
+    var graph: Graph { mirror.graph }
+
+    /// Iterates the loop until `condition` holds on the mirrored graph.
+    @discardableResult
+    func wait(timeout: Double = 5, until condition: (Graph) -> Bool) -> Bool {
+        loop.run(timeout: timeout) { condition(mirror.graph) }
+    }
+
+    /// Lets the loop process events for `seconds`.
+    func pump(_ seconds: Double) {
+        _ = loop.run(timeout: seconds) { false }
+    }
+
+    func node(named name: String) -> Graph.Node? {
+        graph.nodes.values.first { $0.name == name }
+    }
+
+    func stream(withMediaName name: String) -> Graph.Node? {
+        graph.streams.first { $0.props["media.name"] == name }
+    }
+}
+
+enum TestClientError: Error { case noInitialSync }
+
+extension Graph {
+    /// Names of the nodes a node's output ports are linked to.
+    func linkedSinkNames(of node: UInt32) -> Set<String> {
+        Set(links(from: node).compactMap { nodes[$0.inputNode]?.name })
+    }
+}
