@@ -1,0 +1,189 @@
+/// A category found by built-in inference, with what gave it away.
+public struct InferredCategory: Sendable, Equatable {
+    public var category: Category
+    public var options: Set<PolicyOption>
+    public var mode: AudioMode
+    /// The deciding property and value, e.g. `media.role = "Music"`; the
+    /// classifier appends the outcome (`→ playback`).
+    public var evidence: String
+
+    public init(_ category: Category, _ options: Set<PolicyOption> = [], mode: AudioMode = .default,
+                evidence: String) {
+        self.category = category; self.options = options; self.mode = mode; self.evidence = evidence
+    }
+}
+
+/// Built-in inference (design.md §3 step 4): what a stream most likely is when
+/// neither the user, the app nor the config said. Steps, first that applies wins:
+///
+/// 1. monitor, meter and plumbing streams → audio-processing (before the
+///    role: meters often label their capture `media.role=Music`);
+/// 2. `media.role`;
+/// 3. libcanberra-style event sounds → system-sound;
+/// 4. one app instance playing and capturing at once → play-and-record;
+/// 5. well-known app identities;
+/// 6. a capture stream → record.
+///
+/// docs/CLASSIFICATION.md gives the reason for each.
+public enum RoleInference {
+    public static func infer(_ facts: StreamFacts) -> InferredCategory? {
+        let props = StreamProperties(node: facts.nodeProps, client: facts.clientProps)
+        let direction = facts.direction
+        if let found = meterOrPlumbing(props, direction: direction) { return found }
+        if let found = fromMediaRole(props, direction: direction) { return found }
+        if let found = eventSound(props, direction: direction) { return found }
+        if facts.appAlsoStreamsOtherDirection {
+            let other = direction == .playback ? "capture" : "playback"
+            return InferredCategory(.playAndRecord, evidence:
+                "the app also has a running \(other) stream (it plays and captures at once, like a call)")
+        }
+        if let found = fromKnownApp(props, direction: direction) { return found }
+        if direction == .capture {
+            return InferredCategory(.record, evidence: "a capture stream (media.class = \"Stream/Input/Audio\") nothing else classified")
+        }
+        return nil
+    }
+
+    // MARK: media.role
+
+    /// What a `media.role` value means, in any case and in both the PipeWire
+    /// (`Movie`, `Notification`, `Communication`, `Accessibility`) and the
+    /// PulseAudio (`video`, `event`, `phone`, `a11y`) spelling.
+    public struct RoleMeaning: Sendable, Equatable {
+        public var category: Category
+        public var options: Set<PolicyOption>
+        public var mode: AudioMode
+        /// Whether the role also describes a capture stream. Roles describing
+        /// content that is played do not: `pw-record` labels its capture
+        /// `media.role=Music` by default, and that is a recording.
+        public var appliesToCapture: Bool
+        init(_ category: Category, _ options: Set<PolicyOption> = [], mode: AudioMode = .default,
+             appliesToCapture: Bool = false) {
+            self.category = category; self.options = options; self.mode = mode
+            self.appliesToCapture = appliesToCapture
+        }
+    }
+
+    public static let roles: [String: RoleMeaning] = [
+        "music": RoleMeaning(.playback),
+        "movie": RoleMeaning(.playback),
+        "video": RoleMeaning(.playback),
+        "multimedia": RoleMeaning(.playback),
+        "game": RoleMeaning(.soloAmbient),
+        "animation": RoleMeaning(.ambient),
+        "notification": RoleMeaning(.systemSound),
+        "event": RoleMeaning(.systemSound),
+        "phone": RoleMeaning(.playAndRecord, appliesToCapture: true),
+        "communication": RoleMeaning(.playAndRecord, appliesToCapture: true),
+        "accessibility": RoleMeaning(.playback, [.duckOthers], mode: .spokenAudio),
+        "a11y": RoleMeaning(.playback, [.duckOthers], mode: .spokenAudio),
+        "production": RoleMeaning(.audioProcessing, appliesToCapture: true),
+        "dsp": RoleMeaning(.audioProcessing, appliesToCapture: true),
+        "test": RoleMeaning(.playback, [.mixWithOthers]),
+        "alarm": RoleMeaning(.playback),
+        "emergency": RoleMeaning(.playback, [.duckOthers]),
+        "navigation": RoleMeaning(.playback, [.duckOthers]),
+        "assistant": RoleMeaning(.playback, [.duckOthers, .interruptSpokenAudio]),
+    ]
+
+    /// PipeWire video roles: they say nothing about audio.
+    public static let nonAudioRoles: Set<String> = ["camera", "screen"]
+
+    public static func meaning(ofRole role: String) -> RoleMeaning? {
+        roles[role.classifierTrimmed().lowercased()]
+    }
+
+    static func fromMediaRole(_ props: StreamProperties, direction: StreamDirection) -> InferredCategory? {
+        guard let role = props["media.role"], let meaning = meaning(ofRole: role) else { return nil }
+        guard direction == .playback || meaning.appliesToCapture else { return nil }
+        return InferredCategory(meaning.category, meaning.options, mode: meaning.mode,
+                                evidence: "media.role = \"\(role)\"")
+    }
+
+    // MARK: event sounds
+
+    static func eventSound(_ props: StreamProperties, direction: StreamDirection) -> InferredCategory? {
+        guard direction == .playback else { return nil }
+        if let id = props["event.id"] {
+            // An alarm is asked for and must sound in silent mode (design.md §2).
+            if id.lowercased().contains("alarm") {
+                return InferredCategory(.playback, evidence: "event.id = \"\(id)\" (an alarm event sound)")
+            }
+            return InferredCategory(.systemSound, evidence: "event.id = \"\(id)\" (libcanberra event sound)")
+        }
+        if let key = props.keys.first(where: { $0.hasPrefix("canberra.") }) {
+            return InferredCategory(.systemSound, evidence: "\(key) = \"\(props[key] ?? "")\" (libcanberra event sound)")
+        }
+        for key in ["application.name", "application.process.binary"] {
+            if let value = props[key], ["libcanberra", "canberra-gtk-play"].contains(value.lowercased()) {
+                return InferredCategory(.systemSound, evidence: "\(key) = \"\(value)\" (libcanberra event sound)")
+            }
+        }
+        return nil
+    }
+
+    /// A short UI sound on its own: it never makes its app a caller.
+    static func isStandaloneSound(_ props: StreamProperties, direction: StreamDirection) -> Bool {
+        if let role = props["media.role"], meaning(ofRole: role)?.category == .systemSound { return true }
+        return eventSound(props, direction: direction)?.category == .systemSound
+    }
+
+    // MARK: monitors, meters, plumbing
+
+    static func meterOrPlumbing(_ props: StreamProperties, direction: StreamDirection) -> InferredCategory? {
+        if let group = props["node.link-group"] {
+            return InferredCategory(.audioProcessing, evidence:
+                "node.link-group = \"\(group)\" (one side of a virtual device: loopback, filter-chain, echo-cancel)")
+        }
+        if direction == .capture {
+            let flags = [
+                ("stream.monitor", "a monitor stream"),
+                ("stream.capture.sink", "captures what a sink plays"),
+                ("resample.peaks", "a peak meter"),
+            ]
+            for (key, what) in flags where props.isTrue(key) {
+                return InferredCategory(.audioProcessing, evidence: "\(key) = \"\(props[key] ?? "")\" (\(what))")
+            }
+            if let category = props["media.category"], category.lowercased() == "monitor" {
+                return InferredCategory(.audioProcessing, evidence: "media.category = \"\(category)\" (a monitor stream)")
+            }
+            if let name = props["media.name"], name.lowercased().contains("peak detect") {
+                return InferredCategory(.audioProcessing, evidence: "media.name = \"\(name)\" (a peak meter)")
+            }
+        }
+        if let app = KnownApps.match(props) {
+            let applies = app.kind == .audioProcessing || (app.kind == .meter && direction == .capture)
+            if applies { return InferredCategory(.audioProcessing, evidence: app.evidence) }
+        }
+        return nil
+    }
+
+    // MARK: known apps
+
+    static func fromKnownApp(_ props: StreamProperties, direction: StreamDirection) -> InferredCategory? {
+        guard let app = KnownApps.match(props) else { return nil }
+        let evidence = app.evidence
+        switch (app.kind, direction) {
+        case (.browser, .playback):
+            return InferredCategory(.playback, [.mixWithOthers], evidence: evidence)
+        case (.musicPlayer, .playback), (.videoPlayer, .playback), (.alarmClock, .playback):
+            return InferredCategory(.playback, evidence: evidence)
+        case (.podcastPlayer, .playback):
+            return InferredCategory(.playback, mode: .spokenAudio, evidence: evidence)
+        case (.voip, .playback):
+            // Rings and message pings; the call itself was found by the
+            // plays-and-captures step, which runs before this one.
+            return InferredCategory(.systemSound, evidence: "\(evidence), playback only: rings and pings")
+        case (.voip, .capture):
+            return InferredCategory(.playAndRecord, evidence: "\(evidence), capturing: the microphone side of a call")
+        case (.recorder, .capture):
+            return InferredCategory(.record, evidence: evidence)
+        case (.screenReader, .playback):
+            return InferredCategory(.playback, [.duckOthers], mode: .spokenAudio, evidence: evidence)
+        case (.systemSounds, .playback):
+            return InferredCategory(.systemSound, evidence: evidence)
+        default:
+            return nil
+        }
+    }
+}
