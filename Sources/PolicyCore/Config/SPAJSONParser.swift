@@ -1,0 +1,411 @@
+/// Parses PipeWire's relaxed JSON (SPA-JSON) as libspa's `spa/utils/json.h`
+/// tokenizes it, so a file means here what it means to PipeWire:
+///
+/// * `:`, `=` and `,` separate like whitespace (`{ a b }` is `{ "a": "b" }`);
+/// * a `#` where a token may start comments out the rest of the line;
+/// * an unquoted token runs until whitespace or one of `: , = ] }`, and is
+///   `null`, `true`, `false`, a number (only `+-0123456789.Ee` characters and
+///   a complete float) or else a string;
+/// * quoted strings take JSON escapes and no raw control characters.
+///
+/// Where libspa silently accepts a mistake — an unclosed string or bracket at
+/// the end of the file, `]` closing a `{`, text after the top-level object,
+/// `\u` escapes that are not four hex digits, invalid UTF-8 — this parser
+/// reports it with its line and column instead (see SPAJSONCrossCheckTests).
+public enum SPAJSONParser {
+    /// Deeper nesting is refused rather than risking the stack on hostile input.
+    public static let maximumDepth = 128
+
+    /// A configuration file: a top-level object, written with or without its
+    /// braces (PipeWire's files usually omit them).
+    public static func parseDocument(_ text: String, file: String) throws(ConfigError) -> SPAJSON {
+        try parseDocument(bytes: Array(text.utf8), file: file)
+    }
+
+    public static func parseDocument(bytes: [UInt8], file: String) throws(ConfigError) -> SPAJSON {
+        var parser = Parser(lexer: SPAJSONLexer(bytes: bytes, file: file))
+        return try parser.document()
+    }
+
+    /// Exactly one value (an object, array or scalar) and nothing after it.
+    public static func parseValue(_ text: String, file: String = "<input>") throws(ConfigError) -> SPAJSON {
+        try parseValue(bytes: Array(text.utf8), file: file)
+    }
+
+    public static func parseValue(bytes: [UInt8], file: String = "<input>") throws(ConfigError) -> SPAJSON {
+        var parser = Parser(lexer: SPAJSONLexer(bytes: bytes, file: file))
+        return try parser.singleValue()
+    }
+
+    /// Whether an unquoted token is a number, by libspa's `spa_json_is_float`
+    /// rule: only these characters, and all of them form one float.
+    static func isNumber(_ text: Substring) -> Bool {
+        !text.isEmpty && text.utf8.allSatisfy(numberCharacters.contains) && Double(text) != nil
+    }
+
+    private static let numberCharacters = Set("+-0123456789.Ee".utf8)
+}
+
+private struct Parser {
+    var lexer: SPAJSONLexer
+
+    mutating func document() throws(ConfigError) -> SPAJSON {
+        let (token, position) = try lexer.next()
+        if case .open(UInt8(ascii: "{")) = token {
+            let object = try objectBody(openedAt: position, depth: 1)
+            try expectEnd(after: "the top-level object")
+            return object
+        }
+        // No braces: the members run to the end of the file.
+        lexer.pushBack(token, at: position)
+        let start = SourcePosition(file: lexer.file, line: 1, column: 1)
+        return SPAJSON(.object(try members(closer: nil, openedAt: start, depth: 1)), at: start)
+    }
+
+    mutating func singleValue() throws(ConfigError) -> SPAJSON {
+        let (token, position) = try lexer.next()
+        if case .end = token { throw ConfigError(at: position, "expected a value, found the end of the input") }
+        let value = try self.value(token, at: position, depth: 0)
+        try expectEnd(after: "the value")
+        return value
+    }
+
+    private mutating func expectEnd(after what: String) throws(ConfigError) {
+        let (token, position) = try lexer.next()
+        if case .end = token { return }
+        throw ConfigError(at: position, "unexpected \(token.description) after \(what)")
+    }
+
+    private mutating func value(_ token: SPAJSONLexer.Token, at position: SourcePosition, depth: Int) throws(ConfigError) -> SPAJSON {
+        switch token {
+        case .open(let bracket):
+            guard depth < SPAJSONParser.maximumDepth else {
+                throw ConfigError(at: position, "nesting deeper than \(SPAJSONParser.maximumDepth) levels")
+            }
+            return bracket == UInt8(ascii: "{")
+                ? try objectBody(openedAt: position, depth: depth + 1)
+                : try arrayBody(openedAt: position, depth: depth + 1)
+        case .quoted(let string):
+            return SPAJSON(.string(string), at: position)
+        case .bare(let text):
+            return SPAJSON(Self.scalar(text), at: position)
+        case .close, .end:
+            // Callers handle closers and the end before asking for a value.
+            throw ConfigError(at: position, "expected a value, found \(token.description)")
+        }
+    }
+
+    private static func scalar(_ text: String) -> SPAJSON.Value {
+        switch text {
+        case "null": .null
+        case "true": .bool(true)
+        case "false": .bool(false)
+        default:
+            if SPAJSONParser.isNumber(text[...]), let number = Double(text) {
+                .number(number, text: text)
+            } else {
+                .string(text)
+            }
+        }
+    }
+
+    private mutating func objectBody(openedAt opening: SourcePosition, depth: Int) throws(ConfigError) -> SPAJSON {
+        SPAJSON(.object(try members(closer: UInt8(ascii: "}"), openedAt: opening, depth: depth)), at: opening)
+    }
+
+    /// Members until `closer`, or until the end of the input when closer is nil.
+    private mutating func members(closer: UInt8?, openedAt opening: SourcePosition, depth: Int) throws(ConfigError) -> [SPAJSON.Member] {
+        var members: [SPAJSON.Member] = []
+        while true {
+            let (token, position) = try lexer.next()
+            let key: String
+            switch token {
+            case .end:
+                if closer == nil { return members }
+                throw ConfigError(at: opening, "unclosed '{': no matching '}' before the end of the file")
+            case .close(let bracket):
+                if bracket == closer { return members }
+                if let closer {
+                    throw ConfigError(at: position, "expected '\(Character(Unicode.Scalar(closer)))' to close the object opened at \(opening.line):\(opening.column), found '\(Character(Unicode.Scalar(bracket)))'")
+                }
+                throw ConfigError(at: position, "unexpected '\(Character(Unicode.Scalar(bracket)))' with no matching opening bracket")
+            case .open:
+                throw ConfigError(at: position, "expected a key, found \(token.description)")
+            case .quoted(let text), .bare(let text):
+                key = text
+            }
+            let (valueToken, valuePosition) = try lexer.next()
+            switch valueToken {
+            case .end, .close:
+                throw ConfigError(at: position, "key '\(key)' has no value")
+            default:
+                let value = try self.value(valueToken, at: valuePosition, depth: depth)
+                members.append(SPAJSON.Member(key: key, keyPosition: position, value: value))
+            }
+        }
+    }
+
+    private mutating func arrayBody(openedAt opening: SourcePosition, depth: Int) throws(ConfigError) -> SPAJSON {
+        var elements: [SPAJSON] = []
+        while true {
+            let (token, position) = try lexer.next()
+            switch token {
+            case .end:
+                throw ConfigError(at: opening, "unclosed '[': no matching ']' before the end of the file")
+            case .close(UInt8(ascii: "]")):
+                return SPAJSON(.array(elements), at: opening)
+            case .close:
+                throw ConfigError(at: position, "expected ']' to close the array opened at \(opening.line):\(opening.column), found '}'")
+            default:
+                elements.append(try value(token, at: position, depth: depth))
+            }
+        }
+    }
+}
+
+/// libspa's tokenizer states as a scanner over bytes, counting lines and
+/// columns as it goes.
+struct SPAJSONLexer {
+    enum Token: Equatable, CustomStringConvertible {
+        case open(UInt8)
+        case close(UInt8)
+        case quoted(String)
+        case bare(String)
+        case end
+
+        var description: String {
+            switch self {
+            case .open(let byte), .close(let byte): "'\(Character(Unicode.Scalar(byte)))'"
+            case .quoted(let text): "string \"\(text)\""
+            case .bare(let text): "'\(text)'"
+            case .end: "the end of the file"
+            }
+        }
+    }
+
+    let bytes: [UInt8]
+    let file: String
+    private var index = 0
+    private var line = 1
+    private var column = 1
+    private var pushedBack: (Token, SourcePosition)?
+
+    init(bytes: [UInt8], file: String) {
+        self.bytes = bytes; self.file = file
+    }
+
+    private var position: SourcePosition { SourcePosition(file: file, line: line, column: column) }
+
+    mutating func pushBack(_ token: Token, at position: SourcePosition) {
+        pushedBack = (token, position)
+    }
+
+    mutating func next() throws(ConfigError) -> (Token, SourcePosition) {
+        if let token = pushedBack {
+            pushedBack = nil
+            return token
+        }
+        skipSeparatorsAndComments()
+        let start = position
+        guard index < bytes.count else { return (.end, start) }
+        switch bytes[index] {
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            advance()
+            return (.open(bytes[index - 1]), start)
+        case UInt8(ascii: "}"), UInt8(ascii: "]"):
+            advance()
+            return (.close(bytes[index - 1]), start)
+        case UInt8(ascii: "\""):
+            return (.quoted(try quotedString()), start)
+        default:
+            return (.bare(try bareWord()), start)
+        }
+    }
+
+    private mutating func advance() {
+        let byte = bytes[index]
+        index += 1
+        if byte == UInt8(ascii: "\n") {
+            line += 1
+            column = 1
+        } else if byte & 0xC0 != 0x80 {
+            // UTF-8 continuation bytes belong to the previous character's column.
+            column += 1
+        }
+    }
+
+    private mutating func skipSeparatorsAndComments() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0, UInt8(ascii: "\t"), UInt8(ascii: " "), UInt8(ascii: "\r"), UInt8(ascii: "\n"),
+                 UInt8(ascii: ":"), UInt8(ascii: "="), UInt8(ascii: ","):
+                advance()
+            case UInt8(ascii: "#"):
+                while index < bytes.count, bytes[index] != UInt8(ascii: "\n"), bytes[index] != UInt8(ascii: "\r") {
+                    advance()
+                }
+            default:
+                return
+            }
+        }
+    }
+
+    private static func endsBareWord(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "\t"), UInt8(ascii: " "), UInt8(ascii: "\r"), UInt8(ascii: "\n"),
+             UInt8(ascii: ":"), UInt8(ascii: ","), UInt8(ascii: "="), UInt8(ascii: "]"), UInt8(ascii: "}"):
+            true
+        default:
+            false
+        }
+    }
+
+    private mutating func bareWord() throws(ConfigError) -> String {
+        var text: [UInt8] = []
+        while index < bytes.count, !Self.endsBareWord(bytes[index]) {
+            let byte = bytes[index]
+            if byte == 0 {
+                // libspa would keep it and then cut the C string there.
+                throw ConfigError(at: position, "NUL byte inside '\(String(decoding: text, as: UTF8.self))'")
+            }
+            if byte < 0x80 {
+                text.append(byte)
+                advance()
+            } else {
+                try appendUTF8Character(to: &text)
+            }
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    private mutating func quotedString() throws(ConfigError) -> String {
+        let opening = position
+        advance()
+        var text: [UInt8] = []
+        while true {
+            guard index < bytes.count else {
+                throw ConfigError(at: opening, "unterminated string: no closing '\"' before the end of the file")
+            }
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "\""):
+                advance()
+                return String(decoding: text, as: UTF8.self)
+            case UInt8(ascii: "\\"):
+                try appendEscape(to: &text)
+            case UInt8(ascii: "\n"), UInt8(ascii: "\r"):
+                throw ConfigError(at: opening, "unterminated string: the line ends before the closing '\"' (write a line break as \\n)")
+            case 0..<0x20, 0x7F:
+                throw ConfigError(at: position, "control character U+\(hex4(UInt32(byte))) in a string; write it as an escape such as \\u\(hex4(UInt32(byte)))")
+            case 0x80...:
+                try appendUTF8Character(to: &text)
+            default:
+                text.append(byte)
+                advance()
+            }
+        }
+    }
+
+    private mutating func appendEscape(to text: inout [UInt8]) throws(ConfigError) {
+        let escapePosition = position
+        advance()
+        guard index < bytes.count else {
+            throw ConfigError(at: escapePosition, "unterminated string: the file ends inside an escape")
+        }
+        let byte = bytes[index]
+        let simple: UInt8? = switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): byte
+        case UInt8(ascii: "b"): 0x08
+        case UInt8(ascii: "f"): 0x0C
+        case UInt8(ascii: "n"): UInt8(ascii: "\n")
+        case UInt8(ascii: "r"): UInt8(ascii: "\r")
+        case UInt8(ascii: "t"): UInt8(ascii: "\t")
+        default: nil
+        }
+        if let simple {
+            text.append(simple)
+            advance()
+            return
+        }
+        guard byte == UInt8(ascii: "u") else {
+            let shown = byte >= 0x20 && byte < 0x7F ? "\\\(Character(Unicode.Scalar(byte)))" : "\\ followed by byte 0x\(String(byte, radix: 16))"
+            throw ConfigError(at: escapePosition, "invalid escape '\(shown)' in a string; expected one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX")
+        }
+        advance()
+        var scalar = try hexQuad(escapeAt: escapePosition)
+        if (0xD800...0xDBFF).contains(scalar) {
+            guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                throw ConfigError(at: escapePosition, "invalid \\u escape: high surrogate \\u\(hex4(scalar)) is not followed by a low surrogate")
+            }
+            let lowPosition = position
+            advance(); advance()
+            let low = try hexQuad(escapeAt: lowPosition)
+            guard (0xDC00...0xDFFF).contains(low) else {
+                throw ConfigError(at: escapePosition, "invalid \\u escape: high surrogate \\u\(hex4(scalar)) is followed by \\u\(hex4(low)), not a low surrogate")
+            }
+            scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+        } else if (0xDC00...0xDFFF).contains(scalar) {
+            throw ConfigError(at: escapePosition, "invalid \\u escape: lone low surrogate \\u\(hex4(scalar))")
+        }
+        if scalar == 0 {
+            throw ConfigError(at: escapePosition, "\\u0000 is not allowed: PipeWire strings end at a NUL")
+        }
+        guard let unicode = Unicode.Scalar(scalar) else {
+            throw ConfigError(at: escapePosition, "invalid \\u escape")
+        }
+        text.append(contentsOf: Array(String(Character(unicode)).utf8))
+    }
+
+    private mutating func hexQuad(escapeAt escapePosition: SourcePosition) throws(ConfigError) -> UInt32 {
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            guard index < bytes.count, let digit = Self.hexDigit(bytes[index]) else {
+                throw ConfigError(at: escapePosition, "invalid \\u escape: expected four hex digits after \\u")
+            }
+            value = value << 4 | digit
+            advance()
+        }
+        return value
+    }
+
+    private static func hexDigit(_ byte: UInt8) -> UInt32? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(byte - UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt32(byte - UInt8(ascii: "a") + 10)
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt32(byte - UInt8(ascii: "A") + 10)
+        default: nil
+        }
+    }
+
+    /// Copies one well-formed UTF-8 character (Unicode's table 3-7: no
+    /// overlong forms, surrogates or code points past U+10FFFF).
+    private mutating func appendUTF8Character(to text: inout [UInt8]) throws(ConfigError) {
+        let start = position
+        let lead = bytes[index]
+        let (count, secondRange): (Int, ClosedRange<UInt8>) = switch lead {
+        case 0xC2...0xDF: (1, 0x80...0xBF)
+        case 0xE0: (2, 0xA0...0xBF)
+        case 0xE1...0xEC, 0xEE...0xEF: (2, 0x80...0xBF)
+        case 0xED: (2, 0x80...0x9F)
+        case 0xF0: (3, 0x90...0xBF)
+        case 0xF1...0xF3: (3, 0x80...0xBF)
+        case 0xF4: (3, 0x80...0x8F)
+        default: (0, 0x80...0xBF)
+        }
+        guard count > 0, index + count < bytes.count,
+              secondRange.contains(bytes[index + 1]),
+              bytes[(index + 2)..<(index + 1 + count)].allSatisfy({ (0x80...0xBF).contains($0) })
+        else {
+            throw ConfigError(at: start, "invalid UTF-8 (byte 0x\(String(lead, radix: 16, uppercase: true)))")
+        }
+        for _ in 0...count {
+            text.append(bytes[index])
+            advance()
+        }
+    }
+}
+
+private func hex4(_ value: UInt32) -> String {
+    let digits = String(value, radix: 16, uppercase: true)
+    return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+}
