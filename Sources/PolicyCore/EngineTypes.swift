@@ -1,11 +1,21 @@
 /// Identifies an application's audio session: the streams of one app (same
 /// process / application id / client) that share a category act as one, so a
 /// call's capture and playback streams are one session.
-public struct SessionKey: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
+public struct SessionKey: Sendable, Hashable, Comparable, Codable, CodingKeyRepresentable, CustomStringConvertible {
     public var rawValue: String
     public init(_ rawValue: String) { self.rawValue = rawValue }
     public static func < (a: SessionKey, b: SessionKey) -> Bool { a.rawValue < b.rawValue }
     public var description: String { rawValue }
+
+    // A journal of EngineMemory then reads as a JSON object keyed by session.
+    public var codingKey: any CodingKey { SessionCodingKey(stringValue: rawValue) }
+    public init?<T: CodingKey>(codingKey: T) { self.init(codingKey.stringValue) }
+    private struct SessionCodingKey: CodingKey {
+        var stringValue: String
+        init(stringValue: String) { self.stringValue = stringValue }
+        var intValue: Int? { nil }
+        init?(intValue: Int) { nil }
+    }
 }
 
 /// One stream as the engine sees it.
@@ -37,8 +47,11 @@ public struct OutputInput: Sendable, Equatable {
     public var isPrivate: Bool
     /// False when its active route reports unavailable (jack unplugged).
     public var isAvailable: Bool
-    public init(id: UInt32, name: String, isPrivate: Bool, isAvailable: Bool = true) {
+    /// The sink node's properties, matched by a rule's `prefer-target`.
+    public var props: [String: String]
+    public init(id: UInt32, name: String, isPrivate: Bool, isAvailable: Bool = true, props: [String: String] = [:]) {
         self.id = id; self.name = name; self.isPrivate = isPrivate; self.isAvailable = isAvailable
+        self.props = props
     }
 }
 
@@ -121,13 +134,33 @@ public enum PolicyEvent: Sendable, Equatable, Hashable {
 /// when sessions became active, where streams played). It is part of the
 /// state the agent journals, so it is plain data.
 public struct EngineMemory: Sendable, Equatable, Codable {
+    /// Kept only while the session is active (debounce included).
     public struct SessionMemory: Sendable, Equatable, Codable {
         /// When the session became active (its place in the activation order).
         public var activeSince: Double
         /// When it was last seen active; a gap shorter than the debounce keeps it active.
         public var lastActive: Double
-        public init(activeSince: Double, lastActive: Double) {
+        /// What the session was, so it keeps acting during a debounce gap even
+        /// when its streams are gone (a prompt that opens a new stream per phrase).
+        public var category: Category
+        public var options: Set<PolicyOption>
+        public var mode: AudioMode
+        public var appName: String
+        public init(activeSince: Double, lastActive: Double, category: Category = .playback,
+                    options: Set<PolicyOption> = [], mode: AudioMode = .default, appName: String = "") {
             self.activeSince = activeSince; self.lastActive = lastActive
+            self.category = category; self.options = options; self.mode = mode; self.appName = appName
+        }
+    }
+    /// A session held by another one (interrupted, or waiting for it to end).
+    public struct InterruptionMemory: Sendable, Equatable, Codable {
+        public var by: SessionKey
+        /// Should resume when it ends (always true for a waiting session).
+        public var resumable: Bool
+        /// Held by hold-incoming rather than interrupted.
+        public var waiting: Bool
+        public init(by: SessionKey, resumable: Bool, waiting: Bool = false) {
+            self.by = by; self.resumable = resumable; self.waiting = waiting
         }
     }
     public struct StreamMemory: Sendable, Equatable, Codable {
@@ -148,13 +181,29 @@ public struct EngineMemory: Sendable, Equatable, Codable {
     /// The previous decision's held streams: a held stream is idle because we
     /// unlinked it, yet its session still wants to play.
     public var held: [UInt32: HoldReason.Kind]
+    /// Usable outputs (present and available) of the previous decision, by name.
     public var outputs: [UInt32: String]
+    /// Those of them that were private (headphones, headset, Bluetooth).
+    public var privateOutputs: Set<UInt32>
     public var defaultOutput: UInt32?
+    /// Sessions held by another session in the previous decision.
+    public var interruptions: [SessionKey: InterruptionMemory]
+    /// Sessions ducked in the previous decision, with their level.
+    public var ducked: [SessionKey: Double]
+    /// Sessions silenced (silent mode or silence-incoming) in the previous decision.
+    public var silenced: Set<SessionKey>
+    /// When the decision that produced this memory was made; nil = no decision yet
+    /// (the first decision reports no route changes: it has nothing to compare with).
+    public var time: Double?
 
     public init(sessions: [SessionKey: SessionMemory] = [:], streams: [UInt32: StreamMemory] = [:],
-                held: [UInt32: HoldReason.Kind] = [:], outputs: [UInt32: String] = [:], defaultOutput: UInt32? = nil) {
+                held: [UInt32: HoldReason.Kind] = [:], outputs: [UInt32: String] = [:],
+                privateOutputs: Set<UInt32> = [], defaultOutput: UInt32? = nil,
+                interruptions: [SessionKey: InterruptionMemory] = [:], ducked: [SessionKey: Double] = [:],
+                silenced: Set<SessionKey> = [], time: Double? = nil) {
         self.sessions = sessions; self.streams = streams; self.held = held
-        self.outputs = outputs; self.defaultOutput = defaultOutput
+        self.outputs = outputs; self.privateOutputs = privateOutputs; self.defaultOutput = defaultOutput
+        self.interruptions = interruptions; self.ducked = ducked; self.silenced = silenced; self.time = time
     }
 
     public static let empty = EngineMemory()

@@ -1,0 +1,97 @@
+/// The working state of one `PolicyEngine.decide` call. Each stage (activity,
+/// routes, interactions, output, events) lives in its own file as an extension.
+struct DecisionRun {
+    let config: PolicyConfig
+    let matrix: InteractionMatrix
+    let input: PolicyInput
+    let memory: EngineMemory
+    /// The debounce in seconds (never negative).
+    let debounce: Double
+
+    /// Input streams by ascending id, duplicates dropped: decisions do not
+    /// depend on the order the caller listed them in.
+    var streams: [StreamInput] = []
+    /// Per stream: its session's index, or nil when the stream is exempt.
+    var streamSession: [Int?] = []
+    /// Per stream: held because its private output went away (the output's name).
+    var routeLost: [String?] = []
+    /// Per stream: the route loss was found in this decision.
+    var routeLostNow: [Bool] = []
+    /// Per stream: its last output went away while it was not playing; forget it.
+    var forgetRoute: [Bool] = []
+    /// Per stream: the user asked to resume it and it was held.
+    var resumeRequested: [Bool] = []
+
+    /// Every session of the input plus sessions that only live on in a debounce
+    /// gap, ordered by key.
+    var sessions: [WorkingSession] = []
+    var sessionIndex: [SessionKey: Int] = [:]
+    /// Active sessions taking part in interactions, in activation order.
+    var activationOrder: [Int] = []
+
+    var outputs: [UInt32: OutputInput] = [:]
+    /// Outputs usable now: present and available.
+    var usableOutputs: Set<UInt32> = []
+    var privateOutputs: Set<UInt32> = []
+    var routeEvents: [PolicyEvent] = []
+
+    init(config: PolicyConfig, matrix: InteractionMatrix, input: PolicyInput, memory: EngineMemory) {
+        self.config = config; self.matrix = matrix; self.input = input; self.memory = memory
+        let seconds = Double(config.settings.debounceMs) / 1000
+        debounce = seconds.isFinite && seconds > 0 ? seconds : 0
+    }
+}
+
+/// One application session as the engine works on it.
+struct WorkingSession {
+    let key: SessionKey
+    var appName: String
+    var category: Category
+    var options: Set<PolicyOption>
+    var mode: AudioMode
+    var classCode: Int = 0
+    var mixable = false
+    /// Indices into `DecisionRun.streams`, ascending ids.
+    var streams: [Int] = []
+
+    /// Audio-processing sessions, and sessions whose streams are all exempt, take no part.
+    var takesPart = true
+    /// A stream plays (and is not held for a lost route).
+    var running = false
+    /// It was held for another session last time: idle because we unlinked it.
+    var wantsToPlay = false
+    var resumeRequested = false
+    /// Playing, wanting to, or in a debounce gap.
+    var active = false
+    /// Active for a reason other than the debounce.
+    var activeNow = false
+    var activeSince = 0.0
+    var lastActive = 0.0
+
+    var hold: SessionHold?
+    var duckers: [Effect] = []
+    var silencer: Effect?
+    var silencedBySilentMode = false
+
+    var duckLevel: Double? { duckers.lazy.map(\.level).min() }
+    var isSilenced: Bool { silencedBySilentMode || silencer != nil }
+
+    init(key: SessionKey, appName: String, category: Category, options: Set<PolicyOption>, mode: AudioMode) {
+        self.key = key; self.appName = appName; self.category = category; self.options = options; self.mode = mode
+    }
+}
+
+/// A session holding another one.
+struct SessionHold {
+    var by: Int
+    var rule: Int
+    var resumable: Bool
+    var waiting: Bool
+}
+
+/// A session ducking or silencing another one, through `rule`.
+struct Effect {
+    var by: Int
+    var rule: Int
+    var level: Double
+}
