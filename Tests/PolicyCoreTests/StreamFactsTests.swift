@@ -1,0 +1,267 @@
+import Foundation
+import Testing
+@testable import PolicyCore
+
+/// Small hand-built graphs: clients with their application props, stream nodes pointing at them.
+struct StreamGraphBuilder {
+    var graph = Graph()
+
+    mutating func client(_ id: UInt32, _ props: [String: String]) {
+        graph.clients[id] = Graph.Client(id: id, props: props)
+    }
+
+    mutating func stream(_ id: UInt32, client: UInt32?, _ direction: StreamDirection, _ state: Graph.NodeState,
+                         _ props: [String: String] = [:]) {
+        var all = props
+        all["media.class"] = direction == .playback ? "Stream/Output/Audio" : "Stream/Input/Audio"
+        all["object.serial"] = String(id + 1000)
+        if let client { all["client.id"] = String(client) }
+        graph.nodes[id] = Graph.Node(id: id, props: all, state: state)
+    }
+
+    func facts(overrides: OverrideTable = .empty) -> [UInt32: StreamFacts] {
+        Dictionary(uniqueKeysWithValues: makeStreamFacts(graph: graph, overrides: overrides).map { ($0.nodeID, $0) })
+    }
+}
+
+let firefoxClientProps = ["application.name": "Firefox", "application.process.binary": "firefox",
+                     "application.process.id": "3312", "pipewire.sec.pid": "1800"]
+
+@Suite struct StreamFactsTests {
+    // MARK: what is copied
+
+    @Test func copiesStreamsWithTheirClientProps() {
+        var builder = StreamGraphBuilder()
+        builder.client(30, firefoxClientProps)
+        builder.stream(50, client: 30, .playback, .running, ["media.name": "AudioStream"])
+        builder.stream(51, client: 99, .capture, .idle)
+        builder.graph.nodes[60] = Graph.Node(id: 60, props: ["media.class": "Audio/Sink", "node.name": "speakers"])
+        let facts = builder.facts()
+        #expect(facts.keys.sorted() == [50, 51])
+        #expect(facts[50]?.direction == .playback)
+        #expect(facts[50]?.clientProps == firefoxClientProps)
+        #expect(facts[50]?.nodeProps["media.name"] == "AudioStream")
+        #expect(facts[51]?.direction == .capture)
+        #expect(facts[51]?.clientProps == [:])
+    }
+
+    @Test func factsComeSortedByNodeID() {
+        var builder = StreamGraphBuilder()
+        for id: UInt32 in [90, 12, 55] { builder.stream(id, client: nil, .playback, .idle) }
+        #expect(makeStreamFacts(graph: builder.graph, overrides: .empty).map(\.nodeID) == [12, 55, 90])
+    }
+
+    // MARK: call detection
+
+    @Test func oneProcessPlayingAndCapturingIsACall() {
+        var builder = StreamGraphBuilder()
+        builder.client(30, firefoxClientProps)
+        // pipewire-pulse opens a client per connection: the capture comes from another client, same pid.
+        builder.client(31, firefoxClientProps)
+        builder.stream(50, client: 30, .playback, .running, ["media.name": "AudioStream"])
+        builder.stream(51, client: 31, .capture, .running, ["media.name": "AudioStream"])
+        let facts = builder.facts()
+        #expect(facts[50]?.appAlsoStreamsOtherDirection == true)
+        #expect(facts[51]?.appAlsoStreamsOtherDirection == true)
+    }
+
+    @Test func onlyARunningOtherSideCounts() {
+        var builder = StreamGraphBuilder()
+        builder.client(30, firefoxClientProps)
+        builder.stream(50, client: 30, .playback, .running)
+        builder.stream(51, client: 30, .capture, .idle)
+        let facts = builder.facts()
+        #expect(facts[50]?.appAlsoStreamsOtherDirection == false)
+        #expect(facts[51]?.appAlsoStreamsOtherDirection == true)
+    }
+
+    @Test func twoStreamsOfOneDirectionAreNoCall() {
+        var builder = StreamGraphBuilder()
+        builder.client(30, firefoxClientProps)
+        builder.stream(50, client: 30, .playback, .running)
+        builder.stream(51, client: 30, .playback, .running)
+        #expect(builder.facts().values.allSatisfy { !$0.appAlsoStreamsOtherDirection })
+    }
+
+    @Test func differentProcessesAreNoCall() {
+        var builder = StreamGraphBuilder()
+        builder.client(30, firefoxClientProps)
+        builder.client(31, ["application.name": "Chromium", "application.process.binary": "chromium",
+                            "application.process.id": "4501", "pipewire.sec.pid": "1800"])
+        builder.stream(50, client: 30, .playback, .running)
+        builder.stream(51, client: 31, .capture, .running)
+        #expect(builder.facts().values.allSatisfy { !$0.appAlsoStreamsOtherDirection })
+    }
+
+    /// Inside Flatpak every app may report pid 2: the portal app id keeps them apart.
+    @Test func sandboxedAppsWithTheSameNamespacePidAreNoCall() {
+        var builder = StreamGraphBuilder()
+        builder.client(30, ["application.process.id": "2", "pipewire.access": "flatpak",
+                            "pipewire.access.portal.app_id": "com.spotify.Client"])
+        builder.client(31, ["application.process.id": "2", "pipewire.access": "flatpak",
+                            "pipewire.access.portal.app_id": "com.obsproject.Studio"])
+        builder.stream(50, client: 30, .playback, .running)
+        builder.stream(51, client: 31, .capture, .running)
+        #expect(builder.facts().values.allSatisfy { !$0.appAlsoStreamsOtherDirection })
+    }
+
+    @Test func eventSoundsAndMetersMakeNoCall() {
+        var builder = StreamGraphBuilder()
+        builder.client(30, ["application.name": "Sound Recorder", "application.process.id": "700"])
+        builder.stream(50, client: 30, .capture, .running)
+        builder.stream(51, client: 30, .playback, .running, ["event.id": "complete", "media.role": "event"])
+        builder.client(31, ["application.name": "PulseAudio Volume Control", "application.process.binary": "pavucontrol",
+                            "application.process.id": "800"])
+        builder.stream(52, client: 31, .capture, .running, ["media.name": "Peak detect", "stream.monitor": "true"])
+        builder.stream(53, client: 31, .playback, .running, ["media.name": "Test"])
+        let facts = builder.facts()
+        #expect(facts[50]?.appAlsoStreamsOtherDirection == false)
+        #expect(facts[53]?.appAlsoStreamsOtherDirection == false)
+    }
+
+    // MARK: overrides
+
+    @Test func nodeOverrideBeatsAppOverride() {
+        var builder = StreamGraphBuilder()
+        builder.client(30, firefoxClientProps)
+        builder.stream(50, client: 30, .playback, .running)
+        builder.stream(51, client: 30, .playback, .running)
+        let overrides = OverrideTable(byNode: [51: ClassificationOverride(category: .ambient)],
+                                      byApp: ["firefox": ClassificationOverride(category: .playback, options: [.duckOthers])])
+        let facts = builder.facts(overrides: overrides)
+        #expect(facts[50]?.override == ClassificationOverride(category: .playback, options: [.duckOthers]))
+        #expect(facts[51]?.override == ClassificationOverride(category: .ambient))
+        #expect(overrides.lookup(nodeID: 51, appKey: "firefox")?.scope == .node(51))
+        #expect(overrides.lookup(nodeID: 50, appKey: "firefox")?.scope == .app("firefox"))
+        #expect(overrides.override(nodeID: 50, appKey: "chromium") == nil)
+    }
+
+    @Test func appOverrideSurvivesARestart() {
+        let overrides = OverrideTable(byApp: ["firefox": ClassificationOverride(category: .ambient)])
+        for pid in ["3312", "9001"] {
+            var builder = StreamGraphBuilder()
+            builder.client(30, firefoxClientProps.merging(["application.process.id": pid]) { $1 })
+            builder.stream(50, client: 30, .playback, .running)
+            #expect(builder.facts(overrides: overrides)[50]?.override?.category == .ambient)
+        }
+    }
+
+    @Test func overrideTableCodableRoundTrip() throws {
+        let table = OverrideTable(
+            byNode: [57: ClassificationOverride(category: .record)],
+            byApp: ["com.spotify.Client": ClassificationOverride(category: .playback, mode: .spokenAudio)])
+        let data = try JSONEncoder().encode(table)
+        let json = String(decoding: data, as: UTF8.self)
+        #expect(json.contains(#""57""#))
+        #expect(try JSONDecoder().decode(OverrideTable.self, from: data) == table)
+    }
+
+    @Test func overrideTableRejectsABadNodeKey() {
+        let json = Data(#"{"nodes":{"speakers":{"category":"record","options":[],"mode":"default"}},"apps":{}}"#.utf8)
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(OverrideTable.self, from: json) }
+    }
+
+    @Test func deadNodesLoseTheirOverrides() {
+        let table = OverrideTable(byNode: [57: ClassificationOverride(category: .record),
+                                           58: ClassificationOverride(category: .ambient)],
+                                  byApp: ["mpv": ClassificationOverride(category: .ambient)])
+        let kept = table.keepingNodes([58])
+        #expect(kept.byNode.keys.sorted() == [58])
+        #expect(kept.byApp == table.byApp)
+    }
+
+    // MARK: identity and sessions
+
+    @Test(arguments: [
+        (["application.process.binary": "firefox", "application.name": "Firefox"], [String: String](), "firefox"),
+        (["application.process.binary": "spotify"], ["pipewire.access.portal.app_id": "com.spotify.Client"],
+         "com.spotify.Client"),
+        (["application.id": "org.gnome.Music", "application.process.binary": "python3.11"], [:], "org.gnome.Music"),
+        (["application.name": "gPodder", "application.process.binary": "python3"], [:], "gPodder"),
+        (["application.name": "Hades II"], [:], "Hades II"),
+        (["node.name": "pw-play"], [:], "pw-play"),
+        ([:], [:], "unknown"),
+    ])
+    func overrideKeys(node: [String: String], client: [String: String], expected: String) {
+        #expect(AppIdentity.overrideKey(nodeProps: node, clientProps: client) == expected)
+        #expect(AppIdentity.key(nodeProps: node, clientProps: client) == expected)
+    }
+
+    @Test func anAppCannotClaimASandboxIDOnItsOwnNode() {
+        let key = AppIdentity.instanceKey(nodeProps: ["pipewire.access.portal.app_id": "org.mozilla.firefox"],
+                                          clientProps: ["pipewire.access.portal.app_id": "com.evil.App",
+                                                        "application.process.id": "2"])
+        #expect(key == "app:com.evil.App")
+    }
+
+    @Test func sessionKeysGroupOneInstanceAndCategory() {
+        let firefox = AppIdentity.sessionKey(nodeProps: [:], clientProps: firefoxClientProps, category: .playback)
+        let sameApp = AppIdentity.sessionKey(nodeProps: ["client.id": "77"], clientProps: firefoxClientProps, category: .playback)
+        let ping = AppIdentity.sessionKey(nodeProps: [:], clientProps: firefoxClientProps, category: .systemSound)
+        let otherInstance = AppIdentity.sessionKey(
+            nodeProps: [:], clientProps: firefoxClientProps.merging(["application.process.id": "9001"]) { $1 },
+            category: .playback)
+        #expect(firefox == sameApp)
+        #expect(firefox != ping)
+        #expect(firefox != otherInstance)
+        #expect(firefox.rawValue == "pid:3312/playback")
+        // pipewire.sec.pid is pipewire-pulse's for PulseAudio clients: never an identity.
+        #expect(AppIdentity.instanceKey(nodeProps: ["client.id": "31"], clientProps: ["pipewire.sec.pid": "1800"])
+            == "client:31")
+    }
+
+    @Test func displayNames() {
+        #expect(AppIdentity.displayName(nodeProps: [:], clientProps: firefoxClientProps) == "Firefox")
+        #expect(AppIdentity.displayName(nodeProps: ["application.process.binary": "mpv"], clientProps: [:]) == "mpv")
+        #expect(AppIdentity.displayName(nodeProps: [:], clientProps: ["pipewire.access.portal.app_id": "com.spotify.Client"])
+            == "com.spotify.Client")
+        #expect(AppIdentity.displayName(nodeProps: ["client.id": "31"], clientProps: [:]) == "client 31")
+    }
+
+    // MARK: classifyAll
+
+    @Test func aCallIsOneSessionAndItsPingAnother() throws {
+        var builder = StreamGraphBuilder()
+        builder.client(30, firefoxClientProps)
+        builder.stream(50, client: 30, .playback, .running, ["media.name": "AudioStream"])
+        builder.stream(51, client: 30, .capture, .running, ["media.name": "AudioStream"])
+        builder.stream(52, client: 30, .playback, .running, ["event.id": "message-new-instant"])
+        let classified = classifyAll(graph: builder.graph, overrides: .empty,
+                                     classifier: try Classifier(config: classifierTestConfig()))
+        #expect(classified[50]?.classification.category == .playAndRecord)
+        #expect(classified[51]?.classification.category == .playAndRecord)
+        #expect(classified[52]?.classification.category == .systemSound)
+        #expect(classified[50]?.session == classified[51]?.session)
+        #expect(classified[50]?.session != classified[52]?.session)
+        #expect(classified[50]?.appName == "Firefox")
+        #expect(classified[50]?.appKey == "firefox")
+    }
+
+    @Test func whenTheCallEndsTheMusicIsPlaybackAgain() throws {
+        var builder = StreamGraphBuilder()
+        builder.client(30, firefoxClientProps)
+        builder.stream(50, client: 30, .playback, .running, ["media.name": "AudioStream"])
+        builder.stream(51, client: 30, .capture, .running, ["media.name": "AudioStream"])
+        let classifier = try Classifier(config: classifierTestConfig())
+        #expect(classifyAll(graph: builder.graph, overrides: .empty, classifier: classifier)[50]?
+            .classification.category == .playAndRecord)
+        builder.graph.nodes[51] = nil
+        let after = classifyAll(graph: builder.graph, overrides: .empty, classifier: classifier)[50]
+        #expect(after?.classification.category == .playback)
+        #expect(after?.classification.options == [.mixWithOthers])
+    }
+
+    @Test func classifyAllNamesTheOverrideScope() throws {
+        var builder = StreamGraphBuilder()
+        builder.client(30, firefoxClientProps)
+        builder.stream(50, client: 30, .playback, .running)
+        builder.stream(51, client: 30, .playback, .running)
+        let overrides = OverrideTable(byNode: [51: ClassificationOverride(category: .ambient)],
+                                      byApp: ["firefox": ClassificationOverride(category: .soloAmbient)])
+        let classified = classifyAll(graph: builder.graph, overrides: overrides,
+                                     classifier: try Classifier(config: classifierTestConfig()))
+        #expect(classified[50]?.classification.reason == #"override for app "firefox" (pw-policy set) → solo-ambient"#)
+        #expect(classified[51]?.classification.reason == "override for stream 51 (pw-policy set) → ambient")
+        #expect(classified[51]?.session.rawValue == "pid:3312/ambient")
+    }
+}
