@@ -126,6 +126,11 @@ func pwPlay(role: String) -> [String: String] {
         InferenceCase(name: "visualizer with Music role", direction: .capture, node: captureStreamClass.merging(
             ["application.name": "Noctalia Spectrum", "media.role": "Music", "stream.monitor": "true",
              "media.category": "Capture"]) { $1 }, category: .audioProcessing),
+        // `parec -d alsa_output.pci-0000_00_1f.3.analog-stereo.monitor` through pipewire-pulse.
+        InferenceCase(name: "parec of a sink monitor", direction: .capture, node: captureStreamClass.merging(
+            ["application.name": "parec", "application.process.binary": "parec",
+             "target.object": "alsa_output.pci-0000_00_1f.3.analog-stereo.monitor"]) { $1 },
+            category: .audioProcessing, evidence: "captures a sink's monitor"),
         InferenceCase(name: "media.category Monitor", direction: .capture, node: captureStreamClass.merging(
             ["media.category": "Monitor", "media.name": "Spectrum analyzer"]) { $1 }, category: .audioProcessing),
         InferenceCase(name: "cava", direction: .capture, node: captureStreamClass.merging(
@@ -154,6 +159,9 @@ func pwPlay(role: String) -> [String: String] {
             ["application.name": "Firefox", "application.process.binary": "firefox",
              "media.name": "AudioStream"]) { $1 }, duplex: true,
             category: .playAndRecord, evidence: "also has a running capture stream"),
+        InferenceCase(name: "firefox call names the process", node: playbackStreamClass.merging(
+            ["application.process.binary": "firefox"]) { $1 }, client: ["application.process.id": "3312"], duplex: true,
+            category: .playAndRecord, evidence: "the app (pid:3312) also has a running capture stream"),
         InferenceCase(name: "chromium call capture", direction: .capture, node: captureStreamClass.merging(
             ["application.name": "Chromium", "application.process.binary": "chromium",
              "media.name": "RecordStream"]) { $1 }, duplex: true,
@@ -193,7 +201,8 @@ func pwPlay(role: String) -> [String: String] {
     @Test func monitorsNeverRecord() {
         // Every monitor-ish capture is audio-processing, even with a role or a recorder's name on it.
         let flags = [["stream.monitor": "true"], ["stream.capture.sink": "true"], ["resample.peaks": "true"],
-                     ["media.name": "Peak detect"], ["media.category": "Monitor"]]
+                     ["media.name": "Peak detect"], ["media.category": "Monitor"],
+                     ["target.object": "alsa_output.usb-headset.analog-stereo.monitor"]]
         for flag in flags {
             for extra in [[:], ["media.role": "Music"], ["application.process.binary": "obs"]] {
                 let facts = StreamFacts(nodeID: 1, direction: .capture,

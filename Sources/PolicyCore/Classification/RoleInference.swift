@@ -34,8 +34,9 @@ public enum RoleInference {
         if let found = eventSound(props, direction: direction) { return found }
         if facts.appAlsoStreamsOtherDirection {
             let other = direction == .playback ? "capture" : "playback"
+            let app = AppIdentity.instanceKey(nodeProps: facts.nodeProps, clientProps: facts.clientProps)
             return InferredCategory(.playAndRecord, evidence:
-                "the app also has a running \(other) stream (it plays and captures at once, like a call)")
+                "the app (\(app)) also has a running \(other) stream: it plays and captures at once, like a call")
         }
         if let found = fromKnownApp(props, direction: direction) { return found }
         if direction == .capture {
@@ -149,6 +150,11 @@ public enum RoleInference {
             }
             if let name = props["media.name"], name.lowercased().contains("peak detect") {
                 return InferredCategory(.audioProcessing, evidence: "media.name = \"\(name)\" (a peak meter)")
+            }
+            for key in ["target.object", "node.target"] {
+                if let target = props[key], target.hasSuffix(".monitor") {
+                    return InferredCategory(.audioProcessing, evidence: "\(key) = \"\(target)\" (captures a sink's monitor)")
+                }
             }
         }
         if let app = KnownApps.match(props) {

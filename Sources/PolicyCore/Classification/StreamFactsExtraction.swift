@@ -68,11 +68,13 @@ struct StreamProperties {
     subscript(key: String) -> String? {
         // The server writes `pipewire.*` on the client; an app can write
         // anything on its own node, so for those keys the client is trusted first.
-        let order = key.hasPrefix("pipewire.") ? [client, node] : [node, client]
-        for props in order {
-            if let value = props[key], !value.classifierTrimmed().isEmpty { return value }
-        }
-        return nil
+        let serverSet = key.hasPrefix("pipewire.")
+        return Self.present((serverSet ? client : node)[key]) ?? Self.present((serverSet ? node : client)[key])
+    }
+
+    private static func present(_ value: String?) -> String? {
+        guard let value, !value.classifierTrimmed().isEmpty else { return nil }
+        return value
     }
 
     /// PipeWire's reading of a boolean property (spa_atob): "true" or "1".
