@@ -146,6 +146,26 @@ enum ShippedConfigFile {
         #expect(rules[3].actions.mode == .spokenAudio)
     }
 
+    /// The examples in docs/CONFIG.md load.
+    @Test func documentedExamplesAreValid() throws {
+        var url = URL(fileURLWithPath: ShippedConfigFile.path)
+        url.deleteLastPathComponent()
+        url.deleteLastPathComponent()
+        let doc = try String(contentsOfFile: url.appendingPathComponent("docs/CONFIG.md").path, encoding: .utf8)
+        func codeBlock(after marker: String) throws -> String {
+            let afterMarker = try #require(doc.range(of: marker)).upperBound
+            let start = try #require(doc.range(of: "```\n", range: afterMarker..<doc.endIndex)).upperBound
+            let end = try #require(doc.range(of: "\n```", range: start..<doc.endIndex)).lowerBound
+            return String(doc[start..<end])
+        }
+        let quickStart = try loadWithFragment(try codeBlock(after: "Quick start")).config
+        #expect(quickStart.settings.duckLevel == 0.1)
+        #expect(quickStart.rules.last?.actions.category == .playback)
+        let more = try loadWithFragment(try codeBlock(after: "More examples:")).config.rules
+        #expect(more.count == 5)
+        #expect(more[4].actions.preferTarget != nil)
+    }
+
     // MARK: - Decoding
 
     @Test func selectorForms() throws {
