@@ -146,10 +146,16 @@ public struct EngineMemory: Sendable, Equatable, Codable {
         public var options: Set<PolicyOption>
         public var mode: AudioMode
         public var appName: String
+        /// Held by another session in that decision.
+        public var interruption: InterruptionMemory?
+        /// Ducked in that decision, to this level.
+        public var ducked: Double?
         public init(activeSince: Double, lastActive: Double, category: Category = .playback,
-                    options: Set<PolicyOption> = [], mode: AudioMode = .default, appName: String = "") {
+                    options: Set<PolicyOption> = [], mode: AudioMode = .default, appName: String = "",
+                    interruption: InterruptionMemory? = nil, ducked: Double? = nil) {
             self.activeSince = activeSince; self.lastActive = lastActive
             self.category = category; self.options = options; self.mode = mode; self.appName = appName
+            self.interruption = interruption; self.ducked = ducked
         }
     }
     /// A session held by another one (interrupted, or waiting for it to end).
@@ -186,10 +192,6 @@ public struct EngineMemory: Sendable, Equatable, Codable {
     /// Those of them that were private (headphones, headset, Bluetooth).
     public var privateOutputs: Set<UInt32>
     public var defaultOutput: UInt32?
-    /// Sessions held by another session in the previous decision.
-    public var interruptions: [SessionKey: InterruptionMemory]
-    /// Sessions ducked in the previous decision, with their level.
-    public var ducked: [SessionKey: Double]
     /// Sessions silenced (silent mode or silence-incoming) in the previous decision.
     public var silenced: Set<SessionKey>
     /// When the decision that produced this memory was made; nil = no decision yet
@@ -199,12 +201,16 @@ public struct EngineMemory: Sendable, Equatable, Codable {
     public init(sessions: [SessionKey: SessionMemory] = [:], streams: [UInt32: StreamMemory] = [:],
                 held: [UInt32: HoldReason.Kind] = [:], outputs: [UInt32: String] = [:],
                 privateOutputs: Set<UInt32> = [], defaultOutput: UInt32? = nil,
-                interruptions: [SessionKey: InterruptionMemory] = [:], ducked: [SessionKey: Double] = [:],
                 silenced: Set<SessionKey> = [], time: Double? = nil) {
         self.sessions = sessions; self.streams = streams; self.held = held
         self.outputs = outputs; self.privateOutputs = privateOutputs; self.defaultOutput = defaultOutput
-        self.interruptions = interruptions; self.ducked = ducked; self.silenced = silenced; self.time = time
+        self.silenced = silenced; self.time = time
     }
+
+    /// Sessions held by another session in that decision.
+    public var interruptions: [SessionKey: InterruptionMemory] { sessions.compactMapValues(\.interruption) }
+    /// Sessions ducked in that decision, with their level.
+    public var ducked: [SessionKey: Double] { sessions.compactMapValues(\.ducked) }
 
     public static let empty = EngineMemory()
 }

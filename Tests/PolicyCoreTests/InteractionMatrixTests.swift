@@ -135,6 +135,16 @@ import Testing
         #expect(empty.interaction(active: sessionClass(.playback), incoming: sessionClass(.playback)) == nil)
     }
 
+    @Test func packedClassesFollowTheCaseOrder() {
+        #expect(Category.allCases.map(ClassCode.categoryIndex) == Array(Category.allCases.indices))
+        #expect(PolicyOption.allCases.map(ClassCode.optionBit) == PolicyOption.allCases.indices.map { 1 << $0 })
+        #expect(AudioMode.allCases.map(ClassCode.modeIndex) == Array(AudioMode.allCases.indices))
+        for code in 0..<ClassCode.count {
+            let parts = ClassCode.parts(of: code)
+            #expect(ClassCode.index(category: parts.category, options: parts.options, mode: parts.mode) == code)
+        }
+    }
+
     /// The table built once must say what walking the rules says, for every pair of classes.
     @Test func precomputedTableAgreesWithTheRuleList() {
         let matrix = InteractionMatrix(config: DefaultPolicyConfig.config)

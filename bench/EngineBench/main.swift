@@ -1,2 +1,147 @@
+// Prints the decision engine's cost at several graph sizes (not a test: no
+// assertion on time). Build in release:
+//   swift run -c release --scratch-path .build-engine pw-policy-engine-bench
 import PolicyCore
-print("engine benchmark: not written yet")
+
+/// The shipped default matrix (conf/pw-policy.conf), rebuilt here so the
+/// benchmark needs no file.
+func defaultConfig() -> PolicyConfig {
+    func on(_ category: Category) -> SessionSelector { SessionSelector(categories: [category]) }
+    let any = SessionSelector.any
+    let duckers = SessionSelector(options: [.duckOthers])
+    let call = SessionSelector(categories: [.playAndRecord], mixable: false)
+    let rules: [(SessionSelector, SessionSelector, InteractionAction)] = [
+        (on(.audioProcessing), any, .mix), (any, on(.audioProcessing), .mix),
+        (on(.record), on(.systemSound), .silenceIncoming), (on(.record), any, .mix), (any, on(.record), .mix),
+        (on(.playAndRecord), duckers, .mix), (duckers, on(.playAndRecord), .mix),
+        (on(.playAndRecord), on(.systemSound), .silenceIncoming),
+        (on(.playAndRecord), on(.playAndRecord), .interrupt(resumable: true)), (call, any, .holdIncoming),
+        (on(.systemSound), any, .mix), (any, call, .interrupt(resumable: true)), (any, on(.systemSound), .mix),
+        (SessionSelector(mode: .spokenAudio), SessionSelector(options: [.interruptSpokenAudio]), .interrupt(resumable: true)),
+        (any, duckers, .duck(level: nil)), (duckers, any, .duckIncoming(level: nil)),
+        (SessionSelector(mixable: true), any, .mix), (any, SessionSelector(mixable: true), .mix),
+        (any, any, .interrupt(resumable: false)),
+    ]
+    return PolicyConfig(
+        settings: Settings(duckLevel: 0.2, fadeDownMs: 250, fadeUpMs: 500, debounceMs: 300,
+                           defaultCategory: .playback, defaultOptions: [.mixWithOthers]),
+        categories: [
+            .ambient: CategoryTraits(mixable: true, silencedInSilentMode: true),
+            .soloAmbient: CategoryTraits(mixable: false, silencedInSilentMode: true),
+            .playback: CategoryTraits(mixable: false, silencedInSilentMode: false),
+            .record: CategoryTraits(mixable: false, silencedInSilentMode: false),
+            .playAndRecord: CategoryTraits(mixable: false, silencedInSilentMode: false),
+            .audioProcessing: CategoryTraits(mixable: true, silencedInSilentMode: false),
+            .systemSound: CategoryTraits(mixable: true, silencedInSilentMode: true),
+        ],
+        interactions: rules.map { InteractionRule(active: $0.0, incoming: $0.1, action: $0.2) },
+        rules: [])
+}
+
+/// A desktop-like mix: mostly unclassified streams (playback that mixes),
+/// players, notifications, games, a few prompts, calls and recorders, one
+/// session per app with one or two streams, spread over four outputs.
+func graph(streams count: Int) -> (streams: [StreamInput], outputs: [OutputInput]) {
+    let outputs = [OutputInput(id: 1, name: "Speakers", isPrivate: false),
+                   OutputInput(id: 2, name: "Headphones", isPrivate: true),
+                   OutputInput(id: 3, name: "HDMI", isPrivate: false),
+                   OutputInput(id: 4, name: "Bluetooth", isPrivate: true)]
+    let kinds: [(Category, Set<PolicyOption>, AudioMode, weight: Int)] = [
+        (.playback, [.mixWithOthers], .default, 50), (.playback, [], .default, 15), (.systemSound, [], .default, 10),
+        (.ambient, [], .default, 9), (.playback, [.duckOthers], .default, 5), (.soloAmbient, [], .default, 4),
+        (.playback, [], .spokenAudio, 2), (.playAndRecord, [], .default, 3), (.record, [], .default, 2),
+    ]
+    let wheel = kinds.flatMap { kind in Array(repeating: kind, count: kind.weight) }
+    var streams: [StreamInput] = []
+    var app = 0
+    while streams.count < count {
+        let kind = wheel[(app * 37) % wheel.count]
+        let key = SessionKey("app\(app):\(kind.0.rawValue)")
+        let classification = Classification(category: kind.0, options: kind.1, mode: kind.2, source: .rule, reason: "bench")
+        let output = UInt32(1 + app % outputs.count)
+        if kind.0 != .record {
+            streams.append(StreamInput(id: UInt32(100 + streams.count), session: key, appName: "App \(app)",
+                                       direction: .playback, classification: classification,
+                                       isRunning: app % 3 != 0, output: output))
+        }
+        if (kind.0 == .record || kind.0 == .playAndRecord), streams.count < count {
+            streams.append(StreamInput(id: UInt32(100 + streams.count), session: key, appName: "App \(app)",
+                                       direction: .capture, classification: classification, isRunning: true))
+        }
+        app += 1
+    }
+    return (streams, outputs)
+}
+
+struct Measurement {
+    var decisions: Int
+    var seconds: Double
+    var sessions: Int
+    var perSecond: Double { Double(decisions) / seconds }
+    var microseconds: Double { seconds / Double(decisions) * 1_000_000 }
+}
+
+/// Decides repeatedly in `rounds` rounds of about `budget` seconds each,
+/// feeding memory forward, and keeps the fastest round: the machine is
+/// shared, and other work only ever makes a round slower.
+/// `churn` starts or stops one stream before every decision.
+func measure(streams count: Int, churn: Bool, rounds: Int = 5, budget: Double = 0.15) -> Measurement {
+    let engine = PolicyEngine(config: defaultConfig())
+    var (streams, outputs) = graph(streams: count)
+    var input = PolicyInput(now: 0, streams: streams, outputs: outputs, defaultOutput: 1)
+    var memory = engine.decide(input, memory: .empty).memory
+    let clock = ContinuousClock()
+    var best: Measurement?
+    var checksum = 0.0
+    for _ in 0..<rounds {
+        var decisions = 0
+        let start = clock.now
+        var elapsed = Duration.zero
+        while elapsed < .seconds(budget) {
+            for _ in 0..<10 {
+                input.now += 0.001
+                if churn {
+                    let index = (decisions * 7919) % streams.count
+                    streams[index].isRunning.toggle()
+                    input.streams = streams
+                }
+                let decision = engine.decide(input, memory: memory)
+                memory = decision.memory
+                checksum += decision.streams.first?.value.gain ?? 0
+                decisions += 1
+            }
+            elapsed = clock.now - start
+        }
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let round = Measurement(decisions: decisions, seconds: seconds, sessions: memory.sessions.count)
+        if best.map({ round.microseconds < $0.microseconds }) ?? true { best = round }
+    }
+    if checksum.isNaN { print("unreachable") }
+    return best ?? Measurement(decisions: 0, seconds: 1, sessions: 0)
+}
+
+func pad(_ text: String, _ width: Int) -> String {
+    String(repeating: " ", count: max(0, width - text.count)) + text
+}
+
+func fixed(_ value: Double, _ digits: Int) -> String {
+    var scale = 1.0
+    for _ in 0..<digits { scale *= 10 }
+    let scaled = Int((value * scale).rounded())
+    let whole = scaled / Int(scale), fraction = scaled % Int(scale)
+    let fractionText = String(fraction)
+    return digits == 0 ? "\(whole)" : "\(whole)." + String(repeating: "0", count: digits - fractionText.count) + fractionText
+}
+
+print("pw-policy decision engine, default matrix (one decision = the whole graph, memory fed forward;")
+print("best of 5 rounds; steady = same graph, churn = one stream starts or stops before each decision)")
+print(pad("streams", 8), pad("active", 7), pad("steady/s", 10), pad("µs each", 9), pad("churn/s", 10), pad("µs each", 9))
+// Sizes may be given as arguments (e.g. `pw-policy-engine-bench 1000` to profile one size).
+let sizes = CommandLine.arguments.dropFirst().compactMap { Int($0) }.filter { $0 > 0 }
+for count in sizes.isEmpty ? [10, 100, 1000] : sizes {
+    let steady = measure(streams: count, churn: false)
+    let churn = measure(streams: count, churn: true)
+    print(pad("\(count)", 8), pad("\(steady.sessions)", 7),
+          pad(fixed(steady.perSecond, 0), 10), pad(fixed(steady.microseconds, 1), 9),
+          pad(fixed(churn.perSecond, 0), 10), pad(fixed(churn.microseconds, 1), 9))
+}

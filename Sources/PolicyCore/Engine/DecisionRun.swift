@@ -21,11 +21,13 @@ struct DecisionRun {
     var forgetRoute: [Bool] = []
     /// Per stream: the user asked to resume it and it was held.
     var resumeRequested: [Bool] = []
+    /// Per stream: `memory.streams[id]`, looked up once.
+    var rememberedStreams: [EngineMemory.StreamMemory?] = []
 
-    /// Every session of the input plus sessions that only live on in a debounce
-    /// gap, ordered by key.
+    /// Every session of the input plus sessions that only live on in a debounce gap.
     var sessions: [WorkingSession] = []
-    var sessionIndex: [SessionKey: Int] = [:]
+    /// Sessions the memory knew that have neither streams nor debounce left.
+    var vanished: [(key: SessionKey, remembered: EngineMemory.SessionMemory)] = []
     /// Active sessions taking part in interactions, in activation order.
     var activationOrder: [Int] = []
 
@@ -40,6 +42,11 @@ struct DecisionRun {
         let seconds = Double(config.settings.debounceMs) / 1000
         debounce = seconds.isFinite && seconds > 0 ? seconds : 0
     }
+
+    /// The index of a session (a scan: only needed in rare cases).
+    func sessionIndex(of key: SessionKey) -> Int? {
+        sessions.firstIndex { $0.key == key }
+    }
 }
 
 /// One application session as the engine works on it.
@@ -51,8 +58,12 @@ struct WorkingSession {
     var mode: AudioMode
     var classCode: Int = 0
     var mixable = false
+    /// Its category is silenced in silent mode.
+    var silencedCategory = false
     /// Indices into `DecisionRun.streams`, ascending ids.
     var streams: [Int] = []
+    /// What the previous decision remembered of it (it was active then).
+    var remembered: EngineMemory.SessionMemory?
 
     /// Audio-processing sessions, and sessions whose streams are all exempt, take no part.
     var takesPart = true
@@ -75,6 +86,8 @@ struct WorkingSession {
 
     var duckLevel: Double? { duckers.lazy.map(\.level).min() }
     var isSilenced: Bool { silencedBySilentMode || silencer != nil }
+    /// Ducking is remembered (and reported) only for sessions not held.
+    var rememberedDuck: Double? { takesPart && hold == nil ? duckLevel : nil }
 
     init(key: SessionKey, appName: String, category: Category, options: Set<PolicyOption>, mode: AudioMode) {
         self.key = key; self.appName = appName; self.category = category; self.options = options; self.mode = mode

@@ -9,30 +9,61 @@ extension DecisionRun {
     /// Beyond this many duckers, the rest are counted, not listed.
     static let listedDuckers = 4
 
-    /// The lines shared by every stream of a session.
-    func sessionLines(_ index: Int) -> [String] {
-        let session = sessions[index]
-        if let hold = session.hold {
-            let other = appName(hold.by)
-            let reference = ruleReference(hold.rule)
-            if hold.waiting { return ["held: waiting until \(other) ends (\(reference))"] }
-            if hold.resumable { return ["held: interrupted by \(other), resumes when it ends (\(reference))"] }
-            return ["held: interrupted by \(other); released without resuming when it ends (\(reference))"]
+    /// The lines shared by every stream of a session. Sessions affected the
+    /// same way (many ducked by the same prompt, held by the same player)
+    /// share their lines: the cache writes each line and each list once.
+    func sessionLines(_ index: Int, cache: inout ExplanationCache) -> [String] {
+        var effects: [EffectLine] = []
+        if let hold = sessions[index].hold {
+            let kind: EffectLine.Kind = hold.waiting ? .waiting : hold.resumable ? .interruptedResumable : .interrupted
+            effects.append(EffectLine(kind: kind, by: hold.by, rule: hold.rule))
+        } else {
+            if sessions[index].silencedBySilentMode {
+                effects.append(EffectLine(kind: .silentMode, by: ClassCode.categoryIndex(sessions[index].category), rule: -1))
+            }
+            if let silencer = sessions[index].silencer {
+                effects.append(EffectLine(kind: .silenced, by: silencer.by, rule: silencer.rule))
+            }
+            for ducker in sessions[index].duckers.prefix(Self.listedDuckers) {
+                effects.append(EffectLine(kind: .ducked, by: ducker.by, rule: ducker.rule, level: ducker.level))
+            }
         }
+        if effects.isEmpty { return Self.fullGainLines }
+        let more = sessions[index].hold == nil ? max(0, sessions[index].duckers.count - Self.listedDuckers) : 0
+        let signature = EffectSignature(effects: effects, more: more)
+        if let lines = cache.lists[signature] { return lines }
+
         var lines: [String] = []
-        if session.silencedBySilentMode {
-            lines.append("silenced: silent mode (\(session.category.rawValue) is silenced in silent mode)")
+        lines.reserveCapacity(effects.count + 1)
+        for effect in effects {
+            if let line = cache.lines[effect] {
+                lines.append(line)
+            } else {
+                let line = text(of: effect)
+                cache.lines[effect] = line
+                lines.append(line)
+            }
         }
-        if let silencer = session.silencer {
-            lines.append("silenced while \(appName(silencer.by)) is active (\(ruleReference(silencer.rule)))")
+        if more > 0 { lines.append("ducked by \(more) more sessions") }
+        cache.lists[signature] = lines
+        return lines
+    }
+
+    private func text(of effect: EffectLine) -> String {
+        switch effect.kind {
+        case .waiting:
+            "held: waiting until \(appName(effect.by)) ends (\(ruleReference(effect.rule)))"
+        case .interruptedResumable:
+            "held: interrupted by \(appName(effect.by)), resumes when it ends (\(ruleReference(effect.rule)))"
+        case .interrupted:
+            "held: interrupted by \(appName(effect.by)); released without resuming when it ends (\(ruleReference(effect.rule)))"
+        case .silentMode:
+            "silenced: silent mode (\(ClassCode.categories[effect.by].rawValue) is silenced in silent mode)"
+        case .silenced:
+            "silenced while \(appName(effect.by)) is active (\(ruleReference(effect.rule)))"
+        case .ducked:
+            "ducked to \(InteractionNotation.formatLevel(effect.level)) by \(appName(effect.by)) (\(ruleReference(effect.rule)))"
         }
-        for ducker in session.duckers.prefix(Self.listedDuckers) {
-            lines.append("ducked to \(InteractionNotation.formatLevel(ducker.level)) by \(appName(ducker.by)) (\(ruleReference(ducker.rule)))")
-        }
-        if session.duckers.count > Self.listedDuckers {
-            lines.append("ducked by \(session.duckers.count - Self.listedDuckers) more sessions")
-        }
-        return lines.isEmpty ? Self.fullGainLines : lines
     }
 
     /// The lines for one stream, from its session's lines.
@@ -59,6 +90,26 @@ extension DecisionRun {
     }
 
     private func ruleReference(_ rule: Int) -> String {
-        InteractionNotation.rule(matrix.rules[rule], index: rule)
+        matrix.references[rule]
     }
+}
+
+struct ExplanationCache {
+    var lines: [EffectLine: String] = [:]
+    var lists: [EffectSignature: [String]] = [:]
+}
+
+/// One line's worth of effect: what, by which session, through which rule.
+struct EffectLine: Hashable {
+    enum Kind: Hashable { case waiting, interruptedResumable, interrupted, silentMode, silenced, ducked }
+    var kind: Kind
+    /// The other session (for silent mode: the category index).
+    var by: Int
+    var rule: Int
+    var level: Double = 0
+}
+
+struct EffectSignature: Hashable {
+    var effects: [EffectLine]
+    var more: Int
 }

@@ -6,18 +6,25 @@ struct InteractionMatrix: Sendable {
     let rules: [InteractionRule]
     /// `rules[i].action`, apart so the hot loops read small values.
     let actions: [InteractionAction]
+    /// `rules[i]` as explanations cite it, written once.
+    let references: [String]
     private let selectors: [(active: CompiledSelector, incoming: CompiledSelector)]
     /// Per category index: the category's own `mixable` trait.
-    private let categoryMixes: [Bool]
+    let categoryMixes: [Bool]
+    /// Per category index: silent mode silences it.
+    let categorySilenced: [Bool]
     /// `firstRule[active * ClassCode.count + incoming]`: the index of the first
     /// matching rule, or -1 when none does.
     private let firstRule: [Int32]
+    private let classCount = ClassCode.count
 
     init(config: PolicyConfig) {
         rules = config.interactions
         actions = config.interactions.map(\.action)
+        references = config.interactions.enumerated().map { InteractionNotation.rule($0.element, index: $0.offset) }
         selectors = config.interactions.map { (CompiledSelector($0.active), CompiledSelector($0.incoming)) }
         categoryMixes = ClassCode.categories.map { config.traits(of: $0).mixable }
+        categorySilenced = ClassCode.categories.map { config.traits(of: $0).silencedInSilentMode }
         var table = [Int32](repeating: -1, count: ClassCode.count * ClassCode.count)
         let probes = (0..<ClassCode.count).map { [categoryMixes] in Self.probe(code: $0, categoryMixes: categoryMixes) }
         for active in 0..<ClassCode.count {
@@ -33,7 +40,7 @@ struct InteractionMatrix: Sendable {
     /// The hot path: the first rule for a pair of packed classes, -1 if none.
     @inline(__always)
     func ruleIndex(active: Int, incoming: Int) -> Int {
-        Int(firstRule[active * ClassCode.count + incoming])
+        Int(firstRule[active * classCount + incoming])
     }
 
     /// The first rule matching a pair given in full (for `explain`); walks the list.
@@ -103,5 +110,5 @@ struct CompiledSelector: Sendable {
 }
 
 extension PolicyOption {
-    var bit: Int { 1 << (ClassCode.optionList.firstIndex(of: self) ?? 0) }
+    var bit: Int { ClassCode.optionBit(self) }
 }

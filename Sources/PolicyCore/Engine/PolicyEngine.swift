@@ -46,69 +46,78 @@ extension DecisionRun {
     func streamDecisions() -> [UInt32: StreamDecision] {
         var decisions: [UInt32: StreamDecision] = [:]
         decisions.reserveCapacity(streams.count)
+        // Shared by the streams of a session: built once.
         var linesBySession = [[String]?](repeating: nil, count: sessions.count)
+        var duckersBySession = [[SessionKey]?](repeating: nil, count: sessions.count)
         var matchers: [TargetPreference: PropertyMatcher?] = [:]
+        var explanationCache = ExplanationCache()
 
         for index in streams.indices {
-            let stream = streams[index]
+            let id = streams[index].id
             guard let sessionIndex = streamSession[index] else {
-                decisions[stream.id] = StreamDecision(explanation: Self.exemptLines)
+                decisions[id] = StreamDecision(explanation: Self.exemptLines)
                 continue
             }
-            let session = sessions[sessionIndex]
             var decision = StreamDecision()
-            decision.preferredTarget = preferredTarget(stream, matchers: &matchers)
-            guard session.takesPart else {
+            if let preference = streams[index].classification.preferredTarget {
+                decision.preferredTarget = preferredTarget(preference, matchers: &matchers)
+            }
+            guard sessions[sessionIndex].takesPart else {
                 decision.explanation = Self.audioProcessingLines
-                decisions[stream.id] = decision
+                decisions[id] = decision
                 continue
             }
-            let plays = stream.direction == .playback
+            let plays = streams[index].direction == .playback
             if let output = routeLost[index] {
                 decision.hold = .routeLost(output: output)
                 decision.gain = 0
-            } else if let hold = session.hold {
-                let other = sessions[hold.by]
+            } else if let hold = sessions[sessionIndex].hold {
+                let (other, app) = (sessions[hold.by].key, sessions[hold.by].appName)
                 decision.hold = hold.waiting
-                    ? .waiting(for: other.key, app: other.appName)
-                    : .interrupted(by: other.key, app: other.appName, resumable: hold.resumable)
+                    ? .waiting(for: other, app: app)
+                    : .interrupted(by: other, app: app, resumable: hold.resumable)
                 // Capture is only ever unlinked, never scaled.
                 decision.gain = plays ? 0 : 1
-            } else if plays, session.isSilenced {
+            } else if plays, sessions[sessionIndex].isSilenced {
                 decision.silenced = true
                 decision.gain = 0
-            } else if plays, let level = session.duckLevel {
+            } else if plays, let level = sessions[sessionIndex].duckLevel {
                 decision.gain = level
-                decision.duckedBy = session.duckers.map { sessions[$0.by].key }
+                if let duckers = duckersBySession[sessionIndex] {
+                    decision.duckedBy = duckers
+                } else {
+                    decision.duckedBy = sessions[sessionIndex].duckers.map { sessions[$0.by].key }
+                    duckersBySession[sessionIndex] = decision.duckedBy
+                }
             }
             let lines: [String]
             if let cached = linesBySession[sessionIndex] {
                 lines = cached
             } else {
-                lines = sessionLines(sessionIndex)
+                lines = sessionLines(sessionIndex, cache: &explanationCache)
                 linesBySession[sessionIndex] = lines
             }
             decision.explanation = streamLines(index, sessionLines: lines, preferredTarget: decision.preferredTarget)
-            decisions[stream.id] = decision
+            decisions[id] = decision
         }
         return decisions
     }
 
     func nextMemory(decisions: [UInt32: StreamDecision]) -> EngineMemory {
         var next = EngineMemory(time: input.now)
-        for session in sessions where session.takesPart {
-            if session.active {
-                next.sessions[session.key] = EngineMemory.SessionMemory(
-                    activeSince: session.activeSince, lastActive: session.lastActive, category: session.category,
-                    options: session.options, mode: session.mode, appName: session.appName)
+        next.sessions.reserveCapacity(sessions.count)
+        next.streams.reserveCapacity(streams.count)
+        for index in sessions.indices where sessions[index].takesPart {
+            let key = sessions[index].key
+            // Holds and ducks only happen to active sessions, so they live in the session's memory.
+            if sessions[index].active {
+                next.sessions[key] = EngineMemory.SessionMemory(
+                    activeSince: sessions[index].activeSince, lastActive: sessions[index].lastActive,
+                    category: sessions[index].category, options: sessions[index].options,
+                    mode: sessions[index].mode, appName: sessions[index].appName,
+                    interruption: interruptionMemory(index), ducked: sessions[index].rememberedDuck)
             }
-            if let hold = session.hold {
-                next.interruptions[session.key] = EngineMemory.InterruptionMemory(
-                    by: sessions[hold.by].key, resumable: hold.resumable, waiting: hold.waiting)
-            } else if let level = session.duckLevel {
-                next.ducked[session.key] = level
-            }
-            if session.isSilenced { next.silenced.insert(session.key) }
+            if sessions[index].isSilenced { next.silenced.insert(key) }
         }
         for index in streams.indices {
             let id = streams[index].id
@@ -119,5 +128,13 @@ extension DecisionRun {
         next.privateOutputs = privateOutputs
         next.defaultOutput = input.defaultOutput
         return next
+    }
+}
+
+extension DecisionRun {
+    func interruptionMemory(_ index: Int) -> EngineMemory.InterruptionMemory? {
+        sessions[index].hold.map {
+            EngineMemory.InterruptionMemory(by: sessions[$0.by].key, resumable: $0.resumable, waiting: $0.waiting)
+        }
     }
 }

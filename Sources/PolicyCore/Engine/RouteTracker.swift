@@ -50,12 +50,14 @@ extension DecisionRun {
         routeLostNow = Array(repeating: false, count: streams.count)
         forgetRoute = Array(repeating: false, count: streams.count)
         resumeRequested = Array(repeating: false, count: streams.count)
+        rememberedStreams = Array(repeating: nil, count: streams.count)
 
         for index in streams.indices {
             let id = streams[index].id
-            resumeRequested[index] = memory.held[id] != nil && input.resumeRequests.contains(id)
+            resumeRequested[index] = !input.resumeRequests.isEmpty && input.resumeRequests.contains(id) && memory.held[id] != nil
             guard let session = streamSession[index], sessions[session].takesPart,
                   streams[index].direction == .playback, let remembered = memory.streams[id] else { continue }
+            rememberedStreams[index] = remembered
 
             if remembered.routeLost {
                 // Held until the user resumes it: its app believes it is still
@@ -85,7 +87,7 @@ extension DecisionRun {
     /// The session was active at the last decision (memory keeps only active
     /// sessions) or plays now: unplugging often idles its stream at the same time.
     private func wasPlaying(_ session: Int) -> Bool {
-        if memory.sessions[sessions[session].key] != nil { return true }
+        if sessions[session].remembered != nil { return true }
         return sessions[session].streams.contains { stream in
             let id = streams[stream].id
             return (streams[stream].isRunning && memory.streams[id]?.routeLost != true)
@@ -96,10 +98,9 @@ extension DecisionRun {
 
     /// What to remember about a playback stream's route; nil when nothing.
     func streamMemory(_ index: Int) -> EngineMemory.StreamMemory? {
-        let stream = streams[index]
         guard let session = streamSession[index], sessions[session].takesPart,
-              stream.direction == .playback else { return nil }
-        var remembered = forgetRoute[index] ? EngineMemory.StreamMemory() : memory.streams[stream.id] ?? EngineMemory.StreamMemory()
+              streams[index].direction == .playback else { return nil }
+        var remembered = forgetRoute[index] ? EngineMemory.StreamMemory() : rememberedStreams[index] ?? EngineMemory.StreamMemory()
         if let lostOutput = routeLost[index] {
             // Frozen while held: WirePlumber may already have moved it to the speakers.
             remembered.routeLost = true
@@ -107,7 +108,7 @@ extension DecisionRun {
             return remembered
         }
         remembered.routeLost = false
-        if let output = stream.output {
+        if let output = streams[index].output {
             remembered.lastOutput = output
             remembered.lastOutputPrivate = privateOutputs.contains(output)
             remembered.lastOutputName = outputs[output]?.name
@@ -116,8 +117,7 @@ extension DecisionRun {
     }
 
     /// The first available output whose properties match the stream's `prefer-target`.
-    func preferredTarget(_ stream: StreamInput, matchers: inout [TargetPreference: PropertyMatcher?]) -> UInt32? {
-        guard let preference = stream.classification.preferredTarget else { return nil }
+    func preferredTarget(_ preference: TargetPreference, matchers: inout [TargetPreference: PropertyMatcher?]) -> UInt32? {
         let matcher: PropertyMatcher?
         if let cached = matchers[preference] {
             matcher = cached

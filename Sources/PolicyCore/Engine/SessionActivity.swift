@@ -10,72 +10,109 @@ extension DecisionRun {
     /// Groups the input streams into sessions, adding sessions that have no
     /// stream any more but are still inside a debounce gap.
     mutating func gatherSessions() {
-        var seen = Set<UInt32>(minimumCapacity: input.streams.count)
-        streams = input.streams.sorted { $0.id < $1.id }.filter { seen.insert($0.id).inserted }
+        streams = Self.sortedUnique(input.streams)
         streamSession = Array(repeating: nil, count: streams.count)
 
-        var byKey: [SessionKey: WorkingSession] = [:]
-        for (index, stream) in streams.enumerated() where !stream.classification.exempt {
-            let classification = stream.classification
-            if var session = byKey[stream.session] {
-                session.options.formUnion(classification.options)
-                if classification.mode == .spokenAudio { session.mode = .spokenAudio }
-                session.streams.append(index)
-                byKey[stream.session] = session
+        // Sessions in order of discovery first; sorted by key below.
+        var found: [WorkingSession] = []
+        var foundIndex: [SessionKey: Int] = [:]
+        foundIndex.reserveCapacity(streams.count)
+        var foundInMemory = 0
+        for index in streams.indices where !streams[index].classification.exempt {
+            let key = streams[index].session
+            if let existing = foundIndex[key] {
+                found[existing].options.formUnion(streams[index].classification.options)
+                if streams[index].classification.mode == .spokenAudio { found[existing].mode = .spokenAudio }
+                found[existing].streams.append(index)
             } else {
                 // The classifier puts the category into the key; should two
                 // streams still disagree, the lowest id decides.
-                var session = WorkingSession(key: stream.session, appName: stream.appName,
-                                             category: classification.category,
-                                             options: classification.options, mode: classification.mode)
+                var session = WorkingSession(key: key, appName: streams[index].appName,
+                                             category: streams[index].classification.category,
+                                             options: streams[index].classification.options,
+                                             mode: streams[index].classification.mode)
                 session.streams = [index]
-                byKey[stream.session] = session
+                session.remembered = memory.sessions[key]
+                if session.remembered != nil { foundInMemory += 1 }
+                foundIndex[key] = found.count
+                found.append(session)
             }
         }
-        for (key, remembered) in memory.sessions where byKey[key] == nil && isInsideDebounce(remembered) {
-            byKey[key] = WorkingSession(key: key, appName: remembered.appName, category: remembered.category,
-                                        options: remembered.options, mode: remembered.mode)
+        if foundInMemory < memory.sessions.count {
+            for (key, remembered) in memory.sessions where foundIndex[key] == nil {
+                guard isInsideDebounce(remembered) else {
+                    vanished.append((key, remembered))
+                    continue
+                }
+                var session = WorkingSession(key: key, appName: remembered.appName, category: remembered.category,
+                                             options: remembered.options, mode: remembered.mode)
+                session.remembered = remembered
+                found.append(session)
+            }
         }
 
-        sessions = byKey.values.sorted { $0.key < $1.key }
-        sessionIndex.reserveCapacity(sessions.count)
+        // In the order of their lowest stream id, then sessions known only to
+        // the memory: nothing depends on this order but the activation order,
+        // which breaks ties by key.
+        sessions = found
+        found = []
+        let mixingOptions = PolicyOption.mixWithOthers.bit | PolicyOption.duckOthers.bit
         for index in sessions.indices {
-            sessions[index].classCode = ClassCode.index(sessions[index].category, sessions[index].options, sessions[index].mode)
-            sessions[index].mixable = config.traits(of: sessions[index].category).mixable
-                || sessions[index].options.contains(.mixWithOthers) || sessions[index].options.contains(.duckOthers)
+            let category = ClassCode.categoryIndex(sessions[index].category)
+            let options = ClassCode.optionMask(sessions[index].options)
+            sessions[index].classCode = ClassCode.index(category: category, options: options,
+                                                        mode: ClassCode.modeIndex(sessions[index].mode))
+            sessions[index].mixable = matrix.categoryMixes[category] || options & mixingOptions != 0
+            sessions[index].silencedCategory = matrix.categorySilenced[category]
             sessions[index].takesPart = sessions[index].category != .audioProcessing
-            sessionIndex[sessions[index].key] = index
             for stream in sessions[index].streams { streamSession[stream] = index }
         }
+    }
+
+    /// Streams by ascending id, the first of duplicate ids kept. Callers
+    /// usually pass them sorted already: then nothing is copied.
+    static func sortedUnique(_ streams: [StreamInput]) -> [StreamInput] {
+        var ascending = true
+        for index in streams.indices.dropFirst() where streams[index - 1].id >= streams[index].id {
+            ascending = false
+            break
+        }
+        if ascending { return streams }
+        var seen = Set<UInt32>(minimumCapacity: streams.count)
+        let order = streams.indices.sorted { streams[$0].id != streams[$1].id ? streams[$0].id < streams[$1].id : $0 < $1 }
+        return order.compactMap { seen.insert(streams[$0].id).inserted ? streams[$0] : nil }
     }
 
     /// Decides which sessions are active. Needs `routeLost` and `resumeRequested`.
     mutating func computeActivity() {
         let now = input.now
         for index in sessions.indices {
-            var session = sessions[index]
-            for stream in session.streams where routeLost[stream] == nil {
-                if streams[stream].isRunning { session.running = true }
-                if let kind = memory.held[streams[stream].id], kind != .routeLost { session.wantsToPlay = true }
-                if resumeRequested[stream] { session.resumeRequested = true }
-            }
-            let remembered = memory.sessions[session.key]
-            session.activeNow = session.running || session.wantsToPlay || session.resumeRequested
-            if session.activeNow {
-                session.active = true
-                session.lastActive = now
-                if let remembered, !session.resumeRequested,
-                   remembered.lastActive == memory.time || isInsideDebounce(remembered) {
-                    session.activeSince = remembered.activeSince
-                } else {
-                    session.activeSince = now
+            for stream in sessions[index].streams where routeLost[stream] == nil {
+                if streams[stream].isRunning { sessions[index].running = true }
+                if !memory.held.isEmpty, let kind = memory.held[streams[stream].id], kind != .routeLost {
+                    sessions[index].wantsToPlay = true
                 }
-            } else if let remembered, isInsideDebounce(remembered) {
-                session.active = true
-                session.lastActive = remembered.lastActive
-                session.activeSince = remembered.activeSince
+                if resumeRequested[stream] { sessions[index].resumeRequested = true }
             }
-            sessions[index] = session
+            // Two fields, not a copy of the remembered session.
+            let rememberedSince = sessions[index].remembered?.activeSince
+            let rememberedLast = sessions[index].remembered?.lastActive
+            let continues = rememberedLast.map { $0 == memory.time || now < $0 + debounce } ?? false
+            let activeNow = sessions[index].running || sessions[index].wantsToPlay || sessions[index].resumeRequested
+            sessions[index].activeNow = activeNow
+            if activeNow {
+                sessions[index].active = true
+                sessions[index].lastActive = now
+                if continues, !sessions[index].resumeRequested, let rememberedSince {
+                    sessions[index].activeSince = rememberedSince
+                } else {
+                    sessions[index].activeSince = now
+                }
+            } else if let rememberedLast, let rememberedSince, now < rememberedLast + debounce {
+                sessions[index].active = true
+                sessions[index].lastActive = rememberedLast
+                sessions[index].activeSince = rememberedSince
+            }
         }
     }
 
@@ -103,9 +140,9 @@ extension DecisionRun {
     /// and not playing) stops counting as active, if nothing else happens.
     func nextWakeup() -> Double? {
         var wakeup: Double?
-        for session in sessions where session.active && !session.running {
-            if session.activeNow && session.hold != nil { continue }
-            let expiry = session.lastActive + debounce
+        for index in sessions.indices where sessions[index].active && !sessions[index].running {
+            if sessions[index].activeNow && sessions[index].hold != nil { continue }
+            let expiry = sessions[index].lastActive + debounce
             if wakeup.map({ expiry < $0 }) ?? true { wakeup = expiry }
         }
         return wakeup

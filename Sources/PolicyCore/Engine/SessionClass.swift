@@ -36,18 +36,40 @@ struct ClassCode {
     static let optionCombinations = 1 << optionList.count
     static let count = categories.count * optionCombinations * modes.count
 
+    // Switches rather than lookups: hashing these String-backed enums would
+    // cost more than the rest of a session's work. Positions are those of
+    // `allCases` (a test checks), and a new case fails to compile here.
     static func categoryIndex(_ category: Category) -> Int {
-        categories.firstIndex(of: category) ?? 0
+        switch category {
+        case .ambient: 0
+        case .soloAmbient: 1
+        case .playback: 2
+        case .record: 3
+        case .playAndRecord: 4
+        case .audioProcessing: 5
+        case .systemSound: 6
+        }
+    }
+
+    static func optionBit(_ option: PolicyOption) -> Int {
+        switch option {
+        case .mixWithOthers: 1
+        case .duckOthers: 2
+        case .interruptSpokenAudio: 4
+        }
     }
 
     static func optionMask(_ options: Set<PolicyOption>) -> Int {
         var mask = 0
-        for (bit, option) in optionList.enumerated() where options.contains(option) { mask |= 1 << bit }
+        for option in options { mask |= optionBit(option) }
         return mask
     }
 
     static func modeIndex(_ mode: AudioMode) -> Int {
-        modes.firstIndex(of: mode) ?? 0
+        switch mode {
+        case .default: 0
+        case .spokenAudio: 1
+        }
     }
 
     static func index(category: Int, options: Int, mode: Int) -> Int {

@@ -15,7 +15,7 @@ extension DecisionRun {
     mutating func silenceForSilentMode() {
         guard input.silentMode else { return }
         for index in sessions.indices where sessions[index].takesPart {
-            sessions[index].silencedBySilentMode = config.traits(of: sessions[index].category).silencedInSilentMode
+            sessions[index].silencedBySilentMode = sessions[index].silencedCategory
         }
     }
 
