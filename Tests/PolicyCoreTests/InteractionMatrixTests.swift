@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import PolicyCore
 
@@ -166,6 +167,22 @@ import Testing
             }
         }
         #expect(disagreements == 0)
+    }
+
+    /// The scenario and property tests use DefaultPolicyConfig; this keeps it
+    /// the same policy as the shipped conf/pw-policy.conf.
+    @Test func testDefaultIsTheShippedConfig() throws {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        let shipped = try ConfigLoader(environment: [:]).load(file: url.appendingPathComponent("conf/pw-policy.conf").path).config
+        let expected = DefaultPolicyConfig.config
+        #expect(shipped.settings == expected.settings)
+        #expect(shipped.categories == expected.categories)
+        #expect(shipped.interactions.count == expected.interactions.count)
+        for (index, (loaded, built)) in zip(shipped.interactions, expected.interactions).enumerated() {
+            #expect(loaded.active == built.active && loaded.incoming == built.incoming && loaded.action == built.action,
+                    "rule \(index + 1): \(InteractionNotation.rule(loaded, index: index))")
+        }
     }
 
     @Test func rulesAreWrittenLikeTheConfig() {
