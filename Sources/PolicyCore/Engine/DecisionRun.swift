@@ -7,6 +7,9 @@ struct DecisionRun {
     let memory: EngineMemory
     /// The debounce in seconds (never negative).
     let debounce: Double
+    /// The input's time; a time that is not a number counts as the previous
+    /// decision's, so bad input cannot scramble the activation order.
+    let now: Double
 
     /// Input streams by ascending id, duplicates dropped: decisions do not
     /// depend on the order the caller listed them in.
@@ -41,6 +44,7 @@ struct DecisionRun {
         self.config = config; self.matrix = matrix; self.input = input; self.memory = memory
         let seconds = Double(config.settings.debounceMs) / 1000
         debounce = seconds.isFinite && seconds > 0 ? seconds : 0
+        now = input.now.isFinite ? input.now : memory.time ?? 0
     }
 
     /// The index of a session (a scan: only needed in rare cases).

@@ -104,7 +104,7 @@ extension DecisionRun {
     }
 
     func nextMemory(decisions: [UInt32: StreamDecision]) -> EngineMemory {
-        var next = EngineMemory(time: input.now)
+        var next = EngineMemory(time: now)
         next.sessions.reserveCapacity(sessions.count)
         next.streams.reserveCapacity(streams.count)
         for index in sessions.indices where sessions[index].takesPart {

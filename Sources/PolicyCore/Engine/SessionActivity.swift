@@ -15,6 +15,7 @@ extension DecisionRun {
 
         // Sessions in order of discovery first; sorted by key below.
         var found: [WorkingSession] = []
+        found.reserveCapacity(streams.count)
         var foundIndex: [SessionKey: Int] = [:]
         foundIndex.reserveCapacity(streams.count)
         var foundInMemory = 0
@@ -85,7 +86,6 @@ extension DecisionRun {
 
     /// Decides which sessions are active. Needs `routeLost` and `resumeRequested`.
     mutating func computeActivity() {
-        let now = input.now
         for index in sessions.indices {
             for stream in sessions[index].streams where routeLost[stream] == nil {
                 if streams[stream].isRunning { sessions[index].running = true }
@@ -133,7 +133,7 @@ extension DecisionRun {
     /// has not run out. The comparison is the same sum as the wakeup time, so
     /// waking at that time always ends the gap.
     func isInsideDebounce(_ remembered: EngineMemory.SessionMemory) -> Bool {
-        input.now < remembered.lastActive + debounce
+        now < remembered.lastActive + debounce
     }
 
     /// When a session active only through a debounce gap (or released from a hold,
