@@ -22,7 +22,7 @@ public struct PolicyEngine: Sendable {
         run.resolveHolds()
         run.resolveEffects()
         let decisions = run.streamDecisions()
-        let next = run.nextMemory(decisions: decisions)
+        let next = run.nextMemory()
         return PolicyDecision(streams: decisions, memory: next,
                               events: run.events(from: memory, to: next, decisions: decisions),
                               nextWakeup: run.nextWakeup())
@@ -103,7 +103,8 @@ extension DecisionRun {
         return decisions
     }
 
-    func nextMemory(decisions: [UInt32: StreamDecision]) -> EngineMemory {
+    /// What the next decision starts from; it holds the same holds as `streamDecisions`.
+    func nextMemory() -> EngineMemory {
         var next = EngineMemory(time: now)
         next.sessions.reserveCapacity(sessions.count)
         next.streams.reserveCapacity(streams.count)
@@ -121,7 +122,11 @@ extension DecisionRun {
         }
         for index in streams.indices {
             let id = streams[index].id
-            if let kind = decisions[id]?.hold?.kind { next.held[id] = kind }
+            if routeLost[index] != nil {
+                next.held[id] = .routeLost
+            } else if let session = streamSession[index], sessions[session].takesPart, let hold = sessions[session].hold {
+                next.held[id] = hold.waiting ? .waiting : .interrupted
+            }
             if let remembered = streamMemory(index) { next.streams[id] = remembered }
         }
         for id in usableOutputs { next.outputs[id] = outputs[id]?.name ?? "" }

@@ -13,7 +13,6 @@ extension DecisionRun {
         streams = Self.sortedUnique(input.streams)
         streamSession = Array(repeating: nil, count: streams.count)
 
-        // Sessions in order of discovery first; sorted by key below.
         var found: [WorkingSession] = []
         found.reserveCapacity(streams.count)
         var foundIndex: [SessionKey: Int] = [:]
