@@ -25,7 +25,7 @@ public final class GraphActions {
     private var connection: Connection { mirror.connection }
     /// Links we created: a link-factory link lives as long as its proxy.
     private var createdLinks: [CreatedLink] = []
-    private var createdMetadata: [String: OpaquePointer] = [:]
+    private var exportedMetadata: [String: ExportedMetadata] = [:]
 
     public init(mirror: GraphMirror) {
         self.mirror = mirror
@@ -33,7 +33,7 @@ public final class GraphActions {
 
     deinit {
         createdLinks.removeAll()
-        for proxy in createdMetadata.values { pw_proxy_destroy(proxy) }
+        exportedMetadata.removeAll()
     }
 
     /// Sets a node's Props `volume`, the policy gain, and nothing else.
@@ -77,21 +77,83 @@ public final class GraphActions {
 
     /// Sets `key` of `subject` in metadata object `metadata`; nil value removes the key.
     public func setMetadata(_ metadata: UInt32, subject: UInt32, key: String, type: String?, value: String?) throws(ActionError) {
-        guard let observer = mirror.metadataObserver(metadata) else { throw .noSuchObject(metadata) }
-        let result = observer.set(subject: subject, key: key, type: type, value: value)
+        let result: Int32
+        if let name = mirror.graph.metadata[metadata]?.name, let own = exportedMetadata[name] {
+            result = own.set(subject: subject, key: key, type: type, value: value)
+        } else if let observer = mirror.metadataObserver(metadata) {
+            result = observer.set(subject: subject, key: key, type: type, value: value)
+        } else {
+            throw .noSuchObject(metadata)
+        }
         if result < 0 { throw .failed("setting metadata \(key)", code: result) }
     }
 
-    /// Creates a metadata object named `name` in the daemon (module-metadata's
-    /// factory), readable and writable by other clients (`pw-metadata -n name`).
-    /// It lives as long as this client: when the agent goes, so does its state.
-    public func createMetadata(named name: String) throws(ActionError) {
-        guard createdMetadata[name] == nil else { return }
-        let raw = withDictionary(["metadata.name": name]) { props in
-            cpw_core_create_object(connection.core, "metadata", InterfaceType.metadata, InterfaceType.version, props)
+    /// Creates a metadata object named `name` implemented in this process and
+    /// exports it, as WirePlumber does for "default": other clients read and
+    /// write it (`pw-metadata -n name`). It lives as long as this client, so
+    /// when the agent goes, so does the state it published.
+    public func exportMetadata(named name: String) throws(ActionError) {
+        guard exportedMetadata[name] == nil else { return }
+        // Binding our own export would deadlock: the daemon marks the binder
+        // busy until the exporter answers a ping, and both are us. The mirror
+        // follows it through the local implementation instead.
+        mirror.adoptOwnMetadata(named: name)
+        guard let exported = ExportedMetadata(connection: connection, name: name, mirror: mirror) else {
+            throw .failed("exporting metadata '\(name)'", code: -EIO)
         }
-        guard let raw else { throw .failed("creating metadata '\(name)'", code: -EIO) }
-        createdMetadata[name] = OpaquePointer(raw)
+        exportedMetadata[name] = exported
+    }
+}
+
+/// A metadata implementation living in our context, exported to the daemon.
+private final class ExportedMetadata {
+    let name: String
+    let implementation: OpaquePointer  // struct pw_impl_metadata *
+    let proxy: OpaquePointer
+    unowned let mirror: GraphMirror
+    private let hook = Hook()
+    private var events: EventsTable<pw_impl_metadata_events>?
+
+    init?(connection: Connection, name: String, mirror: GraphMirror) {
+        guard let implementation = pw_context_create_metadata(connection.context, name, nil, 0) else { return nil }
+        let raw = withDictionary(["metadata.name": name]) { props in
+            pw_core_export(connection.core, InterfaceType.metadata, props,
+                           UnsafeMutableRawPointer(pw_impl_metadata_get_implementation(implementation)), 0)
+        }
+        guard let raw else {
+            pw_impl_metadata_destroy(implementation)
+            return nil
+        }
+        self.name = name
+        self.implementation = implementation
+        self.proxy = raw
+        self.mirror = mirror
+        var table = pw_impl_metadata_events()
+        table.version = UInt32(PW_VERSION_IMPL_METADATA_EVENTS)
+        table.property = { data, subject, key, type, value in
+            guard let data else { return 0 }
+            let me = Unmanaged<ExportedMetadata>.fromOpaque(data).takeUnretainedValue()
+            me.mirror.ownMetadataProperty(name: me.name, subject: subject,
+                                          key: key.map { String(cString: $0) },
+                                          type: type.map { String(cString: $0) },
+                                          value: value.map { String(cString: $0) })
+            return 0
+        }
+        let tableRef = EventsTable(table)
+        events = tableRef
+        pw_impl_metadata_add_listener(implementation, hook.pointer, tableRef.pointer,
+                                      Unmanaged.passUnretained(self).toOpaque())
+        hook.attached()
+    }
+
+    func set(subject: UInt32, key: String, type: String?, value: String?) -> Int32 {
+        pw_impl_metadata_set_property(implementation, subject, key, type, value)
+    }
+
+    deinit {
+        hook.remove()
+        pw_proxy_destroy(proxy)
+        pw_impl_metadata_destroy(implementation)
     }
 }
 

@@ -23,6 +23,8 @@ public final class GraphMirror {
     private var clientObservers: [UInt32: ClientObserver] = [:]
     private var linkObservers: [UInt32: LinkObserver] = [:]
     private var metadataObservers: [UInt32: MetadataObserver] = [:]
+    /// Metadata we export ourselves, by name, with entries seen before its global.
+    private var ownMetadata: [String: [UInt32: [String: Graph.MetadataEntry]]] = [:]
 
     public init(connection: Connection) {
         self.connection = connection
@@ -102,8 +104,13 @@ public final class GraphMirror {
             graph.devices[id] = Graph.Device(id: id, props: props)
             deviceObservers[id] = DeviceObserver(mirror: self, id: id)
         case InterfaceType.metadata:
-            graph.metadata[id] = Graph.Metadata(id: id, name: props["metadata.name"] ?? "")
-            metadataObservers[id] = MetadataObserver(mirror: self, id: id)
+            let name = props["metadata.name"] ?? ""
+            if let entries = ownMetadata[name] {
+                graph.metadata[id] = Graph.Metadata(id: id, name: name, entries: entries)
+            } else {
+                graph.metadata[id] = Graph.Metadata(id: id, name: name)
+                metadataObservers[id] = MetadataObserver(mirror: self, id: id)
+            }
         default:
             return
         }
@@ -167,18 +174,35 @@ public final class GraphMirror {
 
     func metadataProperty(id: UInt32, subject: UInt32, key: String?, type: String?, value: String?) {
         guard var metadata = graph.metadata[id] else { return }
-        if let key {
-            if let value {
-                metadata.entries[subject, default: [:]][key] =
-                    Graph.MetadataEntry(subject: subject, key: key, type: type, value: value)
-            } else {
-                metadata.entries[subject]?[key] = nil
-                if metadata.entries[subject]?.isEmpty == true { metadata.entries[subject] = nil }
-            }
-        } else {
-            metadata.entries[subject] = nil  // a NULL key clears every key of the subject
-        }
+        Self.apply(to: &metadata.entries, subject: subject, key: key, type: type, value: value)
         update(&graph.metadata[id], to: metadata)
+    }
+
+    /// Marks `name` as exported by us: its global is not bound, its entries
+    /// come from `ownMetadataProperty`.
+    func adoptOwnMetadata(named name: String) {
+        if ownMetadata[name] == nil { ownMetadata[name] = [:] }
+    }
+
+    func ownMetadataProperty(name: String, subject: UInt32, key: String?, type: String?, value: String?) {
+        Self.apply(to: &ownMetadata[name, default: [:]], subject: subject, key: key, type: type, value: value)
+        if let id = graph.metadata(named: name)?.id {
+            metadataProperty(id: id, subject: subject, key: key, type: type, value: value)
+        }
+    }
+
+    private static func apply(to entries: inout [UInt32: [String: Graph.MetadataEntry]], subject: UInt32,
+                              key: String?, type: String?, value: String?) {
+        guard let key else {
+            entries[subject] = nil  // a NULL key clears every key of the subject
+            return
+        }
+        if let value {
+            entries[subject, default: [:]][key] = Graph.MetadataEntry(subject: subject, key: key, type: type, value: value)
+        } else {
+            entries[subject]?[key] = nil
+            if entries[subject]?.isEmpty == true { entries[subject] = nil }
+        }
     }
 
     private func update<T: Equatable>(_ slot: inout T?, to value: T) {

@@ -17,7 +17,7 @@ struct MirrorAndActionsTests {
     }
 
     private func playMusic(name: String = "music") throws -> Command.Background {
-        try sandbox.spawn(["pw-play", "--media-role", "Music", "--media-name", name, tone])
+        try sandbox.play(tone: tone, as: name, role: "Music")
     }
 
     @Test func musicStreamAppearsWithRoleStateAndLink() throws {
@@ -25,21 +25,29 @@ struct MirrorAndActionsTests {
         let player = try playMusic()
         defer { player.stop() }
         let seen = client.wait(timeout: 2) { graph in
-            guard let stream = graph.streams.first(where: { $0.props["media.name"] == "music" }) else { return false }
+            guard let stream = client.stream(withMediaName: "music") else { return false }
             return stream.state == .running && graph.linkedSinkNames(of: stream.id) == ["speakers"]
         }
         let stream = try #require(client.stream(withMediaName: "music"), "the stream never appeared")
         #expect(seen, "state \(stream.state), linked to \(client.graph.linkedSinkNames(of: stream.id))")
         #expect(stream.props["media.role"] == "Music")
         #expect(stream.streamDirection == .playback)
-        #expect(client.graph.clients[stream.clientID ?? 0]?.props["application.name"] == "pw-play")
+        #expect(stream.props["application.name"] == "pw-play")
+        // The client is mirrored with its full info props, not just the global's.
+        let clientProps = client.graph.clients[stream.clientID ?? 0]?.props ?? [:]
+        #expect(clientProps["application.process.id"] != nil, "client props: \(clientProps)")
     }
 
     @Test func settingVolumeChangesOnlyPropsVolume() throws {
         let client = try TestClient(sandbox: sandbox)
         let player = try playMusic()
         defer { player.stop() }
-        #expect(client.wait { _ in client.stream(withMediaName: "music")?.volume != nil })
+        // Wait until the stream runs and WirePlumber's restore-stream has set
+        // it up, or its restore could land after our change.
+        #expect(client.wait { _ in
+            client.stream(withMediaName: "music").map { $0.state == .running && $0.channelVolumes.count == 2 } ?? false
+        })
+        client.pump(0.3)
         let stream = try #require(client.stream(withMediaName: "music"))
         let userVolumes = stream.channelVolumes
         try client.actions.setVolume(node: stream.id, to: 0.25)
@@ -89,9 +97,9 @@ struct MirrorAndActionsTests {
 
     @Test func metadataWrittenWithPwMetadataIsMirrored() throws {
         let client = try TestClient(sandbox: sandbox)
-        try client.actions.createMetadata(named: "pw-policy")
+        try client.actions.exportMetadata(named: "pw-policy")
         #expect(client.wait { $0.metadata(named: "pw-policy") != nil })
-        try sandbox.run(["pw-metadata", "-n", "pw-policy", "0", "pw-policy.test", "{\"hello\":1}", "Spa:String:JSON"])
+        try client.run(["pw-metadata", "-n", "pw-policy", "0", "pw-policy.test", "{\"hello\":1}", "Spa:String:JSON"], in: sandbox)
         let seen = client.wait { $0.metadata(named: "pw-policy")?.value(subject: 0, key: "pw-policy.test") == "{\"hello\":1}" }
         #expect(seen)
         #expect(client.graph.metadata(named: "pw-policy")?.entries[0]?["pw-policy.test"]?.type == "Spa:String:JSON")
@@ -99,7 +107,7 @@ struct MirrorAndActionsTests {
         let id = try #require(client.graph.metadata(named: "pw-policy")?.id)
         try client.actions.setMetadata(id, subject: 0, key: "pw-policy.from-agent", type: "Spa:String:JSON", value: "42")
         client.pump(0.2)
-        let listed = try sandbox.run(["pw-metadata", "-n", "pw-policy", "0", "pw-policy.from-agent"])
+        let listed = try client.run(["pw-metadata", "-n", "pw-policy", "0", "pw-policy.from-agent"], in: sandbox)
         #expect(listed.stdout.contains("value:'42'"), "pw-metadata printed: \(listed.stdout)")
     }
 

@@ -8,3 +8,4 @@
 #include <spa/pod/parser.h>
 #include <spa/utils/json.h>
 #include <spa/utils/result.h>
+#include <pipewire/impl-metadata.h>

@@ -1,6 +1,8 @@
 import Foundation
 
-/// Runs external commands (pw-play, pw-dump, pw-metadata…) for tests.
+/// Runs external commands (pw-play, pw-dump, pw-metadata…) for tests with
+/// posix_spawn and waitpid: no run loop, no pipes a leftover daemon could
+/// hold open, and a pid we reap ourselves.
 enum Command {
     struct Result {
         var status: Int32
@@ -8,71 +10,77 @@ enum Command {
         var stderr: String
     }
 
-    static func run(_ arguments: [String], environment: [String: String], timeout: Double) throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        process.environment = environment
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        // Read while it runs so a full pipe cannot block it.
-        let group = DispatchGroup()
-        nonisolated(unsafe) var outData = Data(), errData = Data()
-        group.enter()
-        DispatchQueue.global().async { outData = out.fileHandleForReading.readDataToEndOfFile(); group.leave() }
-        group.enter()
-        DispatchQueue.global().async { errData = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
-        if process.isRunning {
-            process.terminate()
-            usleep(100_000)
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        }
-        process.waitUntilExit()
-        group.wait()
-        return Result(status: process.terminationStatus,
-                      stdout: String(decoding: outData, as: UTF8.self),
-                      stderr: String(decoding: errData, as: UTF8.self))
+    /// `whileWaiting` runs repeatedly until the command exits (e.g. to turn a
+    /// PipeWire loop the command needs answers from); by default it sleeps.
+    static func run(_ arguments: [String], environment: [String: String], timeout: Double,
+                    whileWaiting: (() -> Void)? = nil) throws -> Result {
+        let base = NSTemporaryDirectory() + "pw-policy-test-\(UUID().uuidString)"
+        let outPath = base + ".out", errPath = base + ".err"
+        defer { unlink(outPath); unlink(errPath) }
+        let child = try Background(arguments, environment: environment, stdout: outPath, stderr: errPath)
+        if !child.waitForExit(timeout: timeout, whileWaiting: whileWaiting) { child.stop(signal: SIGKILL) }
+        return Result(status: child.exitStatus ?? -1,
+                      stdout: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
+                      stderr: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "")
     }
 
     /// A command left running in the background; killed on `stop()` or deinit.
     final class Background: @unchecked Sendable {
-        let process = Process()
+        let pid: pid_t
+        private(set) var exitStatus: Int32?
 
-        init(_ arguments: [String], environment: [String: String]) throws {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = arguments
-            process.environment = environment
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
+        init(_ arguments: [String], environment: [String: String],
+             stdout: String = "/dev/null", stderr: String = "/dev/null") throws {
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            let argv = (["/usr/bin/env"] + arguments).map { strdup($0) } + [nil]
+            let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+            defer { argv.forEach { free($0) }; envp.forEach { free($0) } }
+            var pid: pid_t = 0
+            let status = posix_spawn(&pid, "/usr/bin/env", &actions, nil, argv, envp)
+            guard status == 0 else { throw CommandError.spawnFailed(arguments, errno: status) }
+            self.pid = pid
         }
 
-        var pid: Int32 { process.processIdentifier }
-        var isRunning: Bool { process.isRunning }
+        var isRunning: Bool { !reap(blocking: false) }
 
-        /// Sends `signal` and waits for the process to end.
+        /// Reaps the child if it exited; true when it has.
+        private func reap(blocking: Bool) -> Bool {
+            if exitStatus != nil { return true }
+            var status: Int32 = 0
+            let result = waitpid(pid, &status, blocking ? 0 : WNOHANG)
+            guard result == pid else { return result < 0 }
+            let signalled = status & 0x7f
+            exitStatus = signalled == 0 ? (status >> 8) & 0xff : 128 + signalled
+            return true
+        }
+
+        /// Sends `signal` and waits for the process to end (SIGKILL after 3 s).
         func stop(signal: Int32 = SIGTERM) {
-            guard process.isRunning else { return }
-            kill(process.processIdentifier, signal)
-            let deadline = Date().addingTimeInterval(3)
-            while process.isRunning && Date() < deadline { usleep(10_000) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
+            guard isRunning else { return }
+            kill(pid, signal)
+            if !waitForExit(timeout: 3) {
+                kill(pid, SIGKILL)
+                _ = reap(blocking: true)
+            }
         }
 
         /// Waits until it exits by itself; false on timeout.
-        func waitForExit(timeout: Double) -> Bool {
+        func waitForExit(timeout: Double, whileWaiting: (() -> Void)? = nil) -> Bool {
             let deadline = Date().addingTimeInterval(timeout)
-            while process.isRunning && Date() < deadline { usleep(10_000) }
-            return !process.isRunning
+            while isRunning {
+                if Date() >= deadline { return false }
+                if let whileWaiting { whileWaiting() } else { usleep(5_000) }
+            }
+            return true
         }
 
         deinit { stop() }
     }
 }
+
+enum CommandError: Error { case spawnFailed([String], errno: Int32) }

@@ -59,13 +59,24 @@ final class Sandbox: @unchecked Sendable {
 
     /// Runs a command inside the sandbox and waits for it.
     @discardableResult
-    func run(_ arguments: [String], timeout: Double = 10) throws -> Command.Result {
-        try Command.run(arguments, environment: environment, timeout: timeout)
+    func run(_ arguments: [String], timeout: Double = 10, whileWaiting: (() -> Void)? = nil) throws -> Command.Result {
+        try Command.run(arguments, environment: environment, timeout: timeout, whileWaiting: whileWaiting)
     }
 
     /// Starts a command inside the sandbox in the background.
     func spawn(_ arguments: [String], extraEnvironment: [String: String] = [:]) throws -> Command.Background {
         try Command.Background(arguments, environment: environment.merging(extraEnvironment) { $1 })
+    }
+
+    /// Plays `tone` with pw-play under the media.name "<sandbox>/<name>.wav"
+    /// (pw-play names a stream after its file), so tests can find it by name.
+    func play(tone: String, as name: String, role: String? = nil, properties: String? = nil) throws -> Command.Background {
+        let file = path("\(name).wav")
+        if !FileManager.default.fileExists(atPath: file) { symlink(tone, file) }
+        var arguments = ["pw-play"]
+        if let role { arguments += ["--media-role", role] }
+        if let properties { arguments += ["-P", properties] }
+        return try spawn(arguments + [file])
     }
 
     /// The pid of one of the sandbox's daemons ("pipewire", "wireplumber").

@@ -28,12 +28,20 @@ final class TestClient {
         _ = loop.run(timeout: seconds) { false }
     }
 
+    /// Runs a command in the sandbox while this client's loop keeps turning:
+    /// needed whenever the command talks to an object we export.
+    @discardableResult
+    func run(_ arguments: [String], in sandbox: Sandbox, timeout: Double = 10) throws -> Command.Result {
+        try sandbox.run(arguments, timeout: timeout) { self.loop.iterate(timeout: 0.005) }
+    }
+
     func node(named name: String) -> Graph.Node? {
         graph.nodes.values.first { $0.name == name }
     }
 
+    /// The stream `Sandbox.play(tone:as:)` started as `name`.
     func stream(withMediaName name: String) -> Graph.Node? {
-        graph.streams.first { $0.props["media.name"] == name }
+        graph.streams.first { $0.props["media.name"]?.hasSuffix("/\(name).wav") == true }
     }
 }
 
