@@ -1,0 +1,159 @@
+/// How the agent and its users talk: entries of the `pw-policy` metadata
+/// object the agent exports (docs/PROTOCOL.md). The agent publishes its
+/// decisions there; the CLI, `pw-metadata -n pw-policy` or any client write
+/// requests there. Values are JSON (type `Spa:String:JSON`) unless noted.
+public enum AgentProtocol {
+    public static let metadataName = "pw-policy"
+    public static let jsonType = "Spa:String:JSON"
+
+    // Published by the agent.
+    /// Subject 0: `AgentStatus`.
+    public static let agentKey = "pw-policy.agent"
+    /// Subject 0: `[OutputStatus]`.
+    public static let outputsKey = "pw-policy.outputs"
+    /// Subject = stream node id: `StreamStatus`.
+    public static let streamKey = "pw-policy.stream"
+    /// Subject 0: the latest `EventRecord`; each event overwrites it, so
+    /// watching the key's changes gives the event stream (`pw-policy monitor`).
+    public static let eventKey = "pw-policy.event"
+
+    // Written by users, read by the agent.
+    /// Subject 0: `true` / `false`. The agent also publishes the effective value here.
+    public static let silentModeKey = "pw-policy.silent-mode"
+    /// Subject = stream node id: a runtime override for that stream, as the
+    /// stream property spellings: a category name, an options list, a mode.
+    public static let categoryKey = "policy.category"
+    public static let optionsKey = "policy.options"
+    public static let modeKey = "policy.mode"
+    /// Subject 0, key prefix + app key (`AppIdentity.overrideKey`): `AppOverrideRequest`;
+    /// removing the key removes the override.
+    public static let appOverridePrefix = "pw-policy.app-override."
+    /// Subject = stream node id: any value asks the agent to resume that stream;
+    /// the agent removes the key once handled.
+    public static let resumeKey = "pw-policy.resume"
+}
+
+/// The agent's health, published at subject 0.
+public struct AgentStatus: Codable, Sendable, Equatable {
+    public var pid: Int32
+    public var version: String
+    /// Monotonic seconds since the agent started its current connection.
+    public var startedAt: String
+    /// Config files in force, in merge order.
+    public var configFiles: [String]
+    /// The last config reload's error, if it was rejected (the previous config stays in force).
+    public var configError: String?
+    public var dryRun: Bool
+    public var silentMode: Bool
+    public init(pid: Int32, version: String, startedAt: String, configFiles: [String], configError: String?,
+                dryRun: Bool, silentMode: Bool) {
+        self.pid = pid; self.version = version; self.startedAt = startedAt; self.configFiles = configFiles
+        self.configError = configError; self.dryRun = dryRun; self.silentMode = silentMode
+    }
+}
+
+/// An output (sink) as the agent sees it.
+public struct OutputStatus: Codable, Sendable, Equatable {
+    public var id: UInt32
+    public var name: String
+    public var description: String
+    public var isPrivate: Bool
+    public var isAvailable: Bool
+    public var isDefault: Bool
+    public init(id: UInt32, name: String, description: String, isPrivate: Bool, isAvailable: Bool, isDefault: Bool) {
+        self.id = id; self.name = name; self.description = description
+        self.isPrivate = isPrivate; self.isAvailable = isAvailable; self.isDefault = isDefault
+    }
+}
+
+/// What the agent decided for one stream, and why.
+public struct StreamStatus: Codable, Sendable, Equatable {
+    public struct Hold: Codable, Sendable, Equatable {
+        /// "interrupted", "waiting" or "route-lost".
+        public var kind: String
+        /// The session that caused it and its app name (interrupted, waiting).
+        public var by: String?
+        public var byApp: String?
+        /// Whether it resumes on its own when the cause ends.
+        public var resumable: Bool
+        /// The output that went away (route-lost).
+        public var output: String?
+        public init(kind: String, by: String? = nil, byApp: String? = nil, resumable: Bool, output: String? = nil) {
+            self.kind = kind; self.by = by; self.byApp = byApp; self.resumable = resumable; self.output = output
+        }
+    }
+    public struct Ducker: Codable, Sendable, Equatable {
+        public var session: String
+        public var app: String
+        public init(session: String, app: String) { self.session = session; self.app = app }
+    }
+
+    public var id: UInt32
+    public var app: String
+    public var appKey: String
+    public var session: String
+    public var direction: String
+    public var state: String
+    public var category: String
+    public var options: [String]
+    public var mode: String
+    public var exempt: Bool
+    /// override, stream-properties, rule, inference or default.
+    public var source: String
+    public var reason: String
+    public var warnings: [String]
+    /// The policy gain the engine wants (Props `volume`).
+    public var gain: Double
+    public var hold: Hold?
+    public var silenced: Bool
+    public var duckedBy: [Ducker]
+    /// The sink it plays to, if linked.
+    public var output: String?
+    public var explanation: [String]
+
+    public init(id: UInt32, app: String, appKey: String, session: String, direction: String, state: String,
+                category: String, options: [String], mode: String, exempt: Bool, source: String, reason: String,
+                warnings: [String], gain: Double, hold: Hold?, silenced: Bool, duckedBy: [Ducker],
+                output: String?, explanation: [String]) {
+        self.id = id; self.app = app; self.appKey = appKey; self.session = session; self.direction = direction
+        self.state = state; self.category = category; self.options = options; self.mode = mode
+        self.exempt = exempt; self.source = source; self.reason = reason; self.warnings = warnings
+        self.gain = gain; self.hold = hold; self.silenced = silenced; self.duckedBy = duckedBy
+        self.output = output; self.explanation = explanation
+    }
+}
+
+/// One policy event, as `pw-policy monitor` prints it.
+public struct EventRecord: Codable, Sendable, Equatable {
+    /// Increases by one per event since the agent started.
+    public var seq: UInt64
+    /// "stream-classified", "interruption-began", "interruption-ended", "duck-began",
+    /// "duck-ended", "silenced", "unsilenced", "route-changed", "held-for-route",
+    /// "resumed", "silent-mode", "config-reloaded", "config-rejected".
+    public var type: String
+    /// A one-line human description.
+    public var text: String
+    public var session: String?
+    public var by: String?
+    public var stream: UInt32?
+    public var shouldResume: Bool?
+    public var level: Double?
+    public var reason: String?
+    public init(seq: UInt64, type: String, text: String, session: String? = nil, by: String? = nil,
+                stream: UInt32? = nil, shouldResume: Bool? = nil, level: Double? = nil, reason: String? = nil) {
+        self.seq = seq; self.type = type; self.text = text; self.session = session; self.by = by
+        self.stream = stream; self.shouldResume = shouldResume; self.level = level; self.reason = reason
+    }
+}
+
+/// `pw-policy set --app APP …`, written at subject 0 under `appOverridePrefix + appKey`.
+public struct AppOverrideRequest: Codable, Sendable, Equatable {
+    public var category: String
+    public var options: [String]
+    public var mode: String?
+    /// Keep it across agent restarts (stored in the agent's state file).
+    public var persist: Bool
+    public init(category: String, options: [String] = [], mode: String? = nil, persist: Bool = false) {
+        self.category = category; self.options = options; self.mode = mode; self.persist = persist
+    }
+}
