@@ -21,10 +21,12 @@ let package = Package(
         .target(name: "PolicyCore"),
         // The native PipeWire client: connection, graph mirror, actions.
         .target(name: "PolicyPipeWire", dependencies: ["CPipeWire", "PolicyCore"]),
+        // What the CLI shows: pure renderers of the agent's published state.
+        .target(name: "PolicyCLI", dependencies: ["PolicyCore"]),
         .executableTarget(
             name: "pw-policy",
             dependencies: [
-                "PolicyCore", "PolicyPipeWire",
+                "PolicyCore", "PolicyPipeWire", "PolicyCLI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -35,6 +37,7 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
+        .testTarget(name: "PolicyCLITests", dependencies: ["PolicyCLI", "PolicyCore"]),
         .testTarget(name: "IntegrationTests", dependencies: ["PolicyCore", "PolicyPipeWire"]),
         // Prints decisions/second of the engine at several graph sizes (not a test).
         .executableTarget(name: "pw-policy-engine-bench", dependencies: ["PolicyCore"], path: "bench/EngineBench"),

@@ -12,7 +12,7 @@ struct PWPolicy: ParsableCommand {
         system-sound) and applies the interaction rules between them.
         """,
         version: VersionCommand.text,
-        subcommands: [DumpCommand.self, VersionCommand.self]
+        subcommands: [RunCommand.self, DumpCommand.self, VersionCommand.self]
     )
 }
 
