@@ -5,6 +5,8 @@
 public enum AgentProtocol {
     public static let metadataName = "pw-policy"
     public static let jsonType = "Spa:String:JSON"
+    /// The type of plain string values (a category or mode name).
+    public static let stringType = "Spa:String"
 
     // Published by the agent.
     /// Subject 0: `AgentStatus`.
@@ -22,12 +24,20 @@ public enum AgentProtocol {
     public static let silentModeKey = "pw-policy.silent-mode"
     /// Subject = stream node id: a runtime override for that stream, as the
     /// stream property spellings: a category name, an options list, a mode.
+    /// `pw-policy set` writes the category and mode as plain strings
+    /// (`stringType`: `playback`) and the options as a JSON array
+    /// (`jsonType`: `["duck-others"]`); quoted JSON strings and SPA-JSON lists
+    /// are read too. Options and mode count only with a category.
     public static let categoryKey = "policy.category"
     public static let optionsKey = "policy.options"
     public static let modeKey = "policy.mode"
     /// Subject 0, key prefix + app key (`AppIdentity.overrideKey`): `AppOverrideRequest`;
     /// removing the key removes the override.
     public static let appOverridePrefix = "pw-policy.app-override."
+
+    /// The key of the override for app `appKey`.
+    public static func appOverrideKey(_ appKey: String) -> String { appOverridePrefix + appKey }
+
     /// Subject = stream node id: any value asks the agent to resume that stream;
     /// the agent removes the key once handled.
     public static let resumeKey = "pw-policy.resume"

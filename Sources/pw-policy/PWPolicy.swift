@@ -9,10 +9,20 @@ struct PWPolicy: ParsableCommand {
         discussion: """
         pw-policy runs beside WirePlumber, gives every audio stream a category \
         (ambient, solo-ambient, playback, record, play-and-record, audio-processing, \
-        system-sound) and applies the interaction rules between them.
+        system-sound) and applies the interaction rules between them: who mixes, who is \
+        ducked, who is interrupted and resumed, who is silenced by silent mode, and what \
+        happens when headphones come and go.
+
+        Start with 'pw-policy status' to see what it does to your audio now, and \
+        'pw-policy explain NAME' to see why. Exit status: 0 ok, 1 not found, 64 usage, \
+        69 PipeWire or the agent unavailable, 70 internal error, 78 configuration error.
         """,
         version: VersionCommand.text,
-        subcommands: [RunCommand.self, DumpCommand.self, VersionCommand.self]
+        subcommands: [
+            StatusCommand.self, ExplainCommand.self, SetCommand.self, UnsetCommand.self,
+            SilentCommand.self, ResumeCommand.self, MonitorCommand.self, CheckConfigCommand.self,
+            RunCommand.self, DumpCommand.self, VersionCommand.self,
+        ]
     )
 }
 

@@ -1,7 +1,10 @@
 import ArgumentParser
+import PolicyCLI
+import PolicyCore
 import PolicyPipeWire
 
-/// A short-lived connection for one CLI command: connect, mirror, sync.
+/// A short-lived connection for one CLI command: connect, mirror, sync; then
+/// read the agent's `pw-policy` metadata and write requests into it.
 struct PipeWireSession {
     let loop: EventLoop
     let connection: Connection
@@ -23,4 +26,43 @@ struct PipeWireSession {
         }
         return PipeWireSession(loop: loop, connection: connection, mirror: mirror)
     }
+
+    var remote: String { connection.remote }
+    var graph: Graph { mirror.graph }
+    var agentMetadata: Graph.Metadata? { graph.metadata(named: AgentProtocol.metadataName) }
+    var snapshot: AgentSnapshot { AgentSnapshot(metadata: agentMetadata) }
+    var streams: [StreamCandidate] { StreamCandidate.all(in: graph, snapshot: snapshot) }
+
+    /// The `pw-policy` metadata's id, or the one-line "not running" failure.
+    func requireAgent() throws(CLIFailure) -> UInt32 {
+        guard let metadata = agentMetadata else { throw CLIFailure.agentNotRunning(remote: remote) }
+        return metadata.id
+    }
+
+    /// Writes requests into the agent's metadata and waits until the daemon
+    /// has them, so they are not lost when the command exits.
+    func write(_ writes: [MetadataWrite]) throws(CLIFailure) {
+        let metadata = try requireAgent()
+        let actions = GraphActions(mirror: mirror)
+        for write in writes {
+            do {
+                try actions.setMetadata(metadata, subject: write.subject, key: write.key, type: write.type, value: write.value)
+            } catch {
+                throw CLIFailure(.unavailable, "cannot write \(write.key) to the '\(AgentProtocol.metadataName)' metadata: \(error)")
+            }
+        }
+        guard connection.roundTrip() else {
+            throw CLIFailure(.unavailable, "PipeWire at '\(remote)' did not confirm the request")
+        }
+    }
+
+    /// Lets events arrive until `condition` holds on the agent's state
+    /// (false after `timeout` seconds): how commands see the agent's answer.
+    @discardableResult
+    func waitForAgent(timeout: Double = 2, until condition: (AgentSnapshot) -> Bool) -> Bool {
+        loop.run(timeout: timeout) { condition(snapshot) || !connection.isConnected }
+    }
+
+    /// The outputs the graph shows, for when the agent has published none.
+    var graphOutputs: [OutputStatus] { StatusPublisher.outputs(graph: graph) }
 }

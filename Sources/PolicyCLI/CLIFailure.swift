@@ -1,0 +1,36 @@
+import PolicyCore
+
+/// A command failed in a way the user can act on: one line for stderr and the
+/// exit code it maps to (sysexits(3), as the pw-* tools use them).
+public struct CLIFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: Int32, Sendable, Equatable {
+        /// The stream, app or override named does not exist.
+        case notFound = 1
+        /// The command line is wrong (EX_USAGE).
+        case usage = 64
+        /// PipeWire or the agent cannot be reached (EX_UNAVAILABLE).
+        case unavailable = 69
+        /// A bug or an unexpected answer (EX_SOFTWARE).
+        case software = 70
+        /// The configuration is invalid (EX_CONFIG).
+        case config = 78
+
+        public var exitCode: Int32 { rawValue }
+    }
+
+    public var kind: Kind
+    public var message: String
+
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind; self.message = message
+    }
+
+    public var description: String { message }
+
+    /// What every command that needs the agent says when it is not running.
+    public static func agentNotRunning(remote: String) -> CLIFailure {
+        CLIFailure(.unavailable,
+                   "the agent is not running (no '\(AgentProtocol.metadataName)' metadata on PipeWire at '\(remote)'); "
+                   + "start it with 'pw-policy run'")
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import PolicyCore
+
+/// Turns successive views of the `pw-policy` metadata into the events
+/// `monitor` prints. The agent overwrites one key per event, so each change
+/// of that key's `seq` is a new event; the agent appearing and going away
+/// are reported too (types `agent-started` and `agent-stopped`, made up by
+/// the CLI, with seq 0).
+public struct EventFeed: Sendable {
+    private var lastSeq: UInt64?
+    private var wasRunning: Bool
+
+    /// `initial` is the metadata when monitoring starts: its event is old news.
+    public init(initial metadata: Graph.Metadata?) {
+        wasRunning = metadata != nil
+        lastSeq = metadata.flatMap(Self.record(in:))?.seq
+    }
+
+    /// The events that happened since the previous call.
+    public mutating func update(_ metadata: Graph.Metadata?) -> [EventRecord] {
+        var events: [EventRecord] = []
+        let running = metadata != nil
+        if running != wasRunning {
+            wasRunning = running
+            events.append(running
+                ? EventRecord(seq: 0, type: "agent-started", text: "the agent started")
+                : EventRecord(seq: 0, type: "agent-stopped", text: "the agent stopped; waiting for it to come back"))
+            if !running { lastSeq = nil }
+        }
+        if let record = metadata.flatMap(Self.record(in:)), record.seq != lastSeq {
+            lastSeq = record.seq
+            events.append(record)
+        }
+        return events
+    }
+
+    static func record(in metadata: Graph.Metadata) -> EventRecord? {
+        guard let value = metadata.value(subject: 0, key: AgentProtocol.eventKey) else { return nil }
+        return try? JSONDecoder().decode(EventRecord.self, from: Data(value.utf8))
+    }
+}
+
+/// How `monitor` prints one event.
+public enum EventRenderer {
+    /// `12:03:04  duck-began          "Spotify" ducked to 0.20 by "Maps"`.
+    public static func text(_ event: EventRecord, time: String, style: TextStyle = .plain) -> String {
+        let type = StatusRenderer.pad(event.type, 18)
+        return "\(style.dim(time))  \(color(for: event.type, style: style)(type))  \(event.text)"
+    }
+
+    /// One line of JSON: `{"id": seq, "type": "PwPolicy:Event", "info": {…EventRecord, "time": …}}`.
+    public static func json(_ event: EventRecord, time: String) -> String {
+        CLIJSON.line(CLIJSON.Entry(id: UInt32(truncatingIfNeeded: event.seq), type: CLIJSON.eventType,
+                                   info: TimedEvent(event: event, time: time)))
+    }
+
+    static func color(for type: String, style: TextStyle) -> (String) -> String {
+        switch type {
+        case "interruption-began", "held-for-route", "config-rejected", "agent-stopped": style.red
+        case "duck-began": style.yellow
+        case "silenced", "silent-mode": style.magenta
+        case "interruption-ended", "duck-ended", "unsilenced", "resumed", "agent-started": style.green
+        default: style.cyan
+        }
+    }
+
+    /// `HH:MM:SS` local time.
+    public static func clockTime(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.dateFormat = "HH:mm:ss"
+        return formatter.string(from: date)
+    }
+
+    /// ISO 8601 with milliseconds, for JSON.
+    public static func isoTime(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: date)
+    }
+}
+
+struct TimedEvent: Encodable {
+    var event: EventRecord
+    var time: String
+
+    enum Keys: String, CodingKey { case time }
+
+    func encode(to encoder: Encoder) throws {
+        try event.encode(to: encoder)
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(time, forKey: .time)
+    }
+}

@@ -1,0 +1,143 @@
+import PolicyCore
+
+/// A category override as given on the command line (`--category`,
+/// `--options`, `--mode`), validated against `Category`, `PolicyOption` and
+/// `AudioMode` before anything is written.
+public struct OverrideSpec: Sendable, Equatable {
+    public var category: Category
+    public var options: [PolicyOption]
+    public var mode: AudioMode?
+
+    public init(category: Category, options: [PolicyOption] = [], mode: AudioMode? = nil) {
+        self.category = category; self.options = options; self.mode = mode
+    }
+
+    /// Options may be repeated (`--options a --options b`) or comma-separated.
+    public static func parse(category: String, options: [String], mode: String?) throws(CLIFailure) -> OverrideSpec {
+        guard let parsedCategory = Category(rawValue: category.trimmingSpaces.lowercased()) else {
+            throw CLIFailure(.usage, unknownName("category", category, known: Category.allCases.map(\.rawValue)))
+        }
+        var parsedOptions: [PolicyOption] = []
+        for raw in options.flatMap({ $0.split(separator: ",") }) {
+            let name = String(raw).trimmingSpaces
+            guard !name.isEmpty else { continue }
+            guard let option = PolicyOption(rawValue: name.lowercased()) else {
+                throw CLIFailure(.usage, unknownName("option", name, known: PolicyOption.allCases.map(\.rawValue)))
+            }
+            if !parsedOptions.contains(option) { parsedOptions.append(option) }
+        }
+        var parsedMode: AudioMode?
+        if let mode {
+            guard let value = AudioMode(rawValue: mode.trimmingSpaces.lowercased()) else {
+                throw CLIFailure(.usage, unknownName("mode", mode, known: AudioMode.allCases.map(\.rawValue)))
+            }
+            parsedMode = value
+        }
+        return OverrideSpec(category: parsedCategory, options: parsedOptions.sorted(), mode: parsedMode)
+    }
+
+    /// `unknown category 'playbak'; did you mean 'playback'? (expected one of: …)`
+    static func unknownName(_ what: String, _ given: String, known: [String]) -> String {
+        let expected = "expected one of: " + known.joined(separator: ", ")
+        if let close = EditDistance.closest(to: given, in: known) {
+            return "unknown \(what) '\(given)'; did you mean '\(close)'? (\(expected))"
+        }
+        return "unknown \(what) '\(given)'; \(expected)"
+    }
+
+    /// `playback [duck-others] mode spoken-audio`, for confirmations.
+    public var summary: String {
+        var text = category.rawValue
+        if !options.isEmpty { text += " [" + options.map(\.rawValue).joined(separator: ", ") + "]" }
+        if let mode { text += " mode \(mode.rawValue)" }
+        return text
+    }
+
+    public var appRequest: AppOverrideRequest {
+        AppOverrideRequest(category: category.rawValue, options: options.map(\.rawValue), mode: mode?.rawValue)
+    }
+}
+
+/// One change to the `pw-policy` metadata; a nil value removes the key.
+public struct MetadataWrite: Sendable, Equatable, CustomStringConvertible {
+    public var subject: UInt32
+    public var key: String
+    public var type: String?
+    public var value: String?
+
+    public init(subject: UInt32, key: String, type: String?, value: String?) {
+        self.subject = subject; self.key = key; self.type = type; self.value = value
+    }
+
+    public var description: String {
+        "\(subject) \(key) = \(value.map { "'\($0)'" } ?? "(removed)")"
+    }
+}
+
+/// The metadata writes of `set`, `unset`, `silent` and `resume`, as
+/// AgentProtocol documents them.
+public enum ControlWrites {
+    /// A stream's own override; options and mode not given are removed. The
+    /// category goes last, so the agent never applies the new category with
+    /// the previous options for a moment.
+    public static func setStream(_ id: UInt32, _ spec: OverrideSpec) -> [MetadataWrite] {
+        let options = spec.options.isEmpty ? nil : CLIJSON.line(spec.options.map(\.rawValue))
+        return [
+            MetadataWrite(subject: id, key: AgentProtocol.modeKey, type: spec.mode == nil ? nil : AgentProtocol.stringType,
+                          value: spec.mode?.rawValue),
+            MetadataWrite(subject: id, key: AgentProtocol.optionsKey, type: options == nil ? nil : AgentProtocol.jsonType,
+                          value: options),
+            MetadataWrite(subject: id, key: AgentProtocol.categoryKey, type: AgentProtocol.stringType,
+                          value: spec.category.rawValue),
+        ]
+    }
+
+    /// Removes a stream's own override: the category first, so what is left
+    /// for a moment (options without a category) is ignored by the agent.
+    public static func unsetStream(_ id: UInt32) -> [MetadataWrite] {
+        [AgentProtocol.categoryKey, AgentProtocol.optionsKey, AgentProtocol.modeKey].map {
+            MetadataWrite(subject: id, key: $0, type: nil, value: nil)
+        }
+    }
+
+    public static func setApp(_ appKey: String, _ spec: OverrideSpec, persist: Bool) -> [MetadataWrite] {
+        var request = spec.appRequest
+        request.persist = persist
+        return [MetadataWrite(subject: 0, key: AgentProtocol.appOverrideKey(appKey), type: AgentProtocol.jsonType,
+                              value: CLIJSON.line(request))]
+    }
+
+    public static func unsetApp(_ appKey: String) -> [MetadataWrite] {
+        [MetadataWrite(subject: 0, key: AgentProtocol.appOverrideKey(appKey), type: nil, value: nil)]
+    }
+
+    public static func silentMode(_ on: Bool) -> [MetadataWrite] {
+        [MetadataWrite(subject: 0, key: AgentProtocol.silentModeKey, type: AgentProtocol.jsonType, value: on ? "true" : "false")]
+    }
+
+    public static func resume(_ id: UInt32) -> [MetadataWrite] {
+        [MetadataWrite(subject: id, key: AgentProtocol.resumeKey, type: AgentProtocol.jsonType, value: "true")]
+    }
+}
+
+/// `silent on|off|toggle|status`.
+public enum SilentAction: String, CaseIterable, Sendable {
+    case on, off, toggle, status
+
+    public static func parse(_ raw: String) throws(CLIFailure) -> SilentAction {
+        guard let action = SilentAction(rawValue: raw.trimmingSpaces.lowercased()) else {
+            throw CLIFailure(.usage, OverrideSpec.unknownName("action", raw, known: allCases.map(\.rawValue)))
+        }
+        return action
+    }
+
+    /// The value to write, given the current one; nil for `status`.
+    public func target(current: Bool) -> Bool? {
+        switch self {
+        case .on: true
+        case .off: false
+        case .toggle: !current
+        case .status: nil
+        }
+    }
+}

@@ -1,0 +1,31 @@
+import ArgumentParser
+import Foundation
+import PolicyCLI
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Options of every command that prints something to read.
+struct DisplayOptions: ParsableArguments {
+    @Flag(help: "Print JSON (an array of objects with id, type and info, like pw-dump; see docs/CLI.md).")
+    var json = false
+
+    @Flag(name: [.customShort("N"), .customLong("no-color")], help: "Never use colours (also: NO_COLOR set, or output not a terminal).")
+    var noColor = false
+
+    var style: TextStyle {
+        TextStyle.decide(isTerminal: isatty(STDOUT_FILENO) == 1,
+                         environment: ProcessInfo.processInfo.environment, noColorFlag: noColor)
+    }
+}
+
+/// Runs a command body, turning a `CLIFailure` into its one-line message on
+/// stderr and its exit code.
+func reportingFailures(_ body: () throws -> Void) throws {
+    do {
+        try body()
+    } catch let failure as CLIFailure {
+        printError(failure.message)
+        throw ExitCode(failure.kind.exitCode)
+    }
+}

@@ -1,0 +1,31 @@
+import ArgumentParser
+import PolicyCLI
+
+/// `pw-policy explain`: why a stream has its category and its gain or hold.
+struct ExplainCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "explain",
+        abstract: "Explain why a stream has its category and its current gain or hold.",
+        discussion: """
+        Names the step that decided the category (override, the app's own properties, a \
+        config rule, inference or the default) with the values it used, and for the current \
+        effect the session that causes it and the interaction-matrix rule. Also lists the \
+        stream properties rules can match on.
+        """)
+
+    @OptionGroup var remote: RemoteOptions
+    @OptionGroup var display: DisplayOptions
+    @Argument(help: "The stream: a node id, or its app name, node.name, application.process.binary or media.name.")
+    var stream: String
+
+    func run() throws {
+        try reportingFailures {
+            let session = try PipeWireSession.open(remote: remote.remote)
+            let snapshot = session.snapshot
+            let target = try StreamResolver.resolve(stream, among: session.streams, graph: session.graph)
+            print(display.json ? ExplainRenderer.json(target) : ExplainRenderer.text(target, snapshot: snapshot, style: display.style),
+                  terminator: display.json ? "\n" : "")
+            if !snapshot.isRunning { throw CLIFailure.agentNotRunning(remote: session.remote) }
+        }
+    }
+}

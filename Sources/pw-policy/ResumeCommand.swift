@@ -1,0 +1,40 @@
+import ArgumentParser
+import PolicyCLI
+
+/// `pw-policy resume`: continues a held stream.
+struct ResumeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "resume",
+        abstract: "Resume a stream the policy holds (e.g. after its headphones were unplugged).",
+        discussion: """
+        A stream held because its private output went away stays held until you resume it; \
+        one interrupted by another session resumes on its own when that session ends, if \
+        the interruption was resumable. Resuming relinks the stream and restores its gain.
+        """)
+
+    @OptionGroup var remote: RemoteOptions
+    @Argument(help: "The stream: a node id, or its app name, node.name, application.process.binary or media.name.")
+    var stream: String
+
+    func run() throws {
+        try reportingFailures {
+            let session = try PipeWireSession.open(remote: remote.remote)
+            _ = try session.requireAgent()
+            let target = try StreamResolver.resolve(stream, among: session.streams, graph: session.graph)
+            guard target.status?.hold != nil else {
+                print("stream \(target.id) \"\(target.app)\" is not held; nothing to resume")
+                return
+            }
+            try session.write(ControlWrites.resume(target.id))
+            let handled = session.waitForAgent { !$0.pendingResumes.contains(target.id) }
+            if !handled {
+                print("stream \(target.id) \"\(target.app)\": resume requested; the agent has not handled it yet")
+            } else if let hold = session.snapshot.streams[target.id]?.hold {
+                print("stream \(target.id) \"\(target.app)\" is still held (\(hold.kind)"
+                      + (hold.byApp.map { " by \"\($0)\"" } ?? "") + "): see 'pw-policy explain \(target.id)'")
+            } else {
+                print("stream \(target.id) \"\(target.app)\" resumed")
+            }
+        }
+    }
+}

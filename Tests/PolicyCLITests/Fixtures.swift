@@ -1,0 +1,83 @@
+import Foundation
+import PolicyCore
+@testable import PolicyCLI
+
+/// Graphs and agent states as the agent would publish them, for the renderers.
+enum Fixtures {
+    static func json<T: Encodable>(_ value: T) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return String(decoding: try! encoder.encode(value), as: UTF8.self)
+    }
+
+    static func metadata(id: UInt32 = 90, _ entries: [(subject: UInt32, key: String, value: String)]) -> Graph.Metadata {
+        var metadata = Graph.Metadata(id: id, name: AgentProtocol.metadataName)
+        for entry in entries {
+            metadata.entries[entry.subject, default: [:]][entry.key] =
+                Graph.MetadataEntry(subject: entry.subject, key: entry.key, type: AgentProtocol.jsonType, value: entry.value)
+        }
+        return metadata
+    }
+
+    static let agent = AgentStatus(pid: 4242, version: "0.1.0", startedAt: "12.5",
+                                   configFiles: ["/usr/share/pw-policy/pw-policy.conf", "/home/u/.config/pw-policy/pw-policy.conf.d/10-mine.conf"],
+                                   configError: nil, dryRun: false, silentMode: false)
+
+    static let outputs = [
+        OutputStatus(id: 31, name: "speakers", description: "Speakers", isPrivate: false, isAvailable: true, isDefault: true),
+        OutputStatus(id: 36, name: "headphones", description: "Headphones", isPrivate: true, isAvailable: true, isDefault: false),
+    ]
+
+    static func stream(_ id: UInt32, app: String, category: String = "playback", session: String? = nil,
+                       direction: String = "playback", options: [String] = [], gain: Double = 1,
+                       hold: StreamStatus.Hold? = nil, silenced: Bool = false, duckedBy: [StreamStatus.Ducker] = [],
+                       source: String = "rule", warnings: [String] = [], explanation: [String] = ["full gain: nothing holds, ducks or silences it"]) -> StreamStatus {
+        StreamStatus(id: id, app: app, appKey: app.lowercased(), session: session ?? "pid:\(id)/\(category)",
+                     direction: direction, state: "running", category: category, options: options, mode: "default",
+                     exempt: false, source: source, reason: "rule #1 (pw-policy.conf:10): application.name = \"\(app)\"",
+                     warnings: warnings, gain: gain, hold: hold, silenced: silenced, duckedBy: duckedBy,
+                     output: "speakers", explanation: explanation)
+    }
+
+    static func node(_ id: UInt32, app: String, binary: String? = nil, mediaName: String? = nil,
+                     mediaClass: String = "Stream/Output/Audio", client: UInt32? = nil) -> Graph.Node {
+        var props = ["media.class": mediaClass, "application.name": app, "node.name": "\(app.lowercased())-node"]
+        if let binary { props["application.process.binary"] = binary }
+        if let mediaName { props["media.name"] = mediaName }
+        if let client { props["client.id"] = String(client) }
+        return Graph.Node(id: id, props: props, state: .running)
+    }
+
+    /// Spotify ducked by Maps, Firefox held by Zoom, a silenced game.
+    static var busyGraph: Graph {
+        var graph = Graph()
+        graph.nodes[31] = Graph.Node(id: 31, props: ["media.class": "Audio/Sink", "node.name": "speakers"], state: .running)
+        graph.nodes[57] = node(57, app: "Spotify", binary: "spotify", mediaName: "Song")
+        graph.nodes[60] = node(60, app: "Maps", mediaName: "Turn left")
+        graph.nodes[63] = node(63, app: "Firefox", binary: "firefox")
+        graph.nodes[70] = node(70, app: "Zoom", binary: "zoom", mediaClass: "Stream/Input/Audio")
+        graph.nodes[71] = node(71, app: "Zoom", binary: "zoom")
+        graph.nodes[80] = node(80, app: "Game", binary: "game")
+        let entries: [(subject: UInt32, key: String, value: String)] = [
+            (0, AgentProtocol.agentKey, json(agent)),
+            (0, AgentProtocol.outputsKey, json(outputs)),
+            (57, AgentProtocol.streamKey, json(stream(57, app: "Spotify", gain: 0.2,
+                                                      duckedBy: [.init(session: "pid:60/playback", app: "Maps")],
+                                                      explanation: ["ducked to 0.20 by \"Maps\" (rule 15: …)"]))),
+            (60, AgentProtocol.streamKey, json(stream(60, app: "Maps", options: ["duck-others"]))),
+            (63, AgentProtocol.streamKey, json(stream(63, app: "Firefox", gain: 0,
+                                                      hold: .init(kind: "interrupted", by: "pid:70/play-and-record", byApp: "Zoom", resumable: true)))),
+            (70, AgentProtocol.streamKey, json(stream(70, app: "Zoom", category: "play-and-record", session: "pid:70/play-and-record", direction: "capture"))),
+            (71, AgentProtocol.streamKey, json(stream(71, app: "Zoom", category: "play-and-record", session: "pid:70/play-and-record"))),
+            (80, AgentProtocol.streamKey, json(stream(80, app: "Game", category: "solo-ambient", gain: 0, silenced: true,
+                                                      warnings: ["policy.options \"x\": \"x\" is not an option"]))),
+        ]
+        let metadata = Self.metadata(entries)
+        graph.metadata[metadata.id] = metadata
+        return graph
+    }
+
+    static var busyView: StatusView {
+        StatusView(remote: "pipewire-0", graph: busyGraph, graphOutputs: [])
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import PolicyCore
+import Testing
+@testable import PolicyCLI
+
+@Suite struct StatusRendererTests {
+    let text = StatusRenderer.text(Fixtures.busyView)
+
+    private func line(containing needle: String) -> String? {
+        text.split(separator: "\n").map(String.init).first { $0.contains(needle) }
+    }
+
+    @Test func agentSectionShowsHealthConfigAndSilentMode() {
+        #expect(text.hasPrefix("Agent\n"))
+        #expect(line(containing: "State:")?.contains("running (pid 4242, version 0.1.0)") == true)
+        #expect(text.contains("/usr/share/pw-policy/pw-policy.conf"))
+        #expect(text.contains("/home/u/.config/pw-policy/pw-policy.conf.d/10-mine.conf"))
+        #expect(line(containing: "Silent mode:")?.hasSuffix("off") == true)
+    }
+
+    @Test func outputsMarkTheDefaultAndPrivateOnes() {
+        #expect(line(containing: "31. Speakers")?.hasPrefix("  * ") == true)
+        #expect(line(containing: "36. Headphones")?.hasPrefix("    ") == true)
+        #expect(line(containing: "36. Headphones")?.contains("private") == true)
+    }
+
+    @Test func streamsShowTheirEffect() {
+        #expect(line(containing: "57. Spotify")?.hasSuffix("[gain 0.20 DUCKED by \"Maps\"]") == true)
+        #expect(line(containing: "63. Firefox")?.hasSuffix("[HELD: interrupted by \"Zoom\", resumes]") == true)
+        #expect(line(containing: "80. Game")?.hasSuffix("[SILENCED]") == true)
+        #expect(line(containing: "60. Maps")?.contains("duck-others") == true)
+        #expect(line(containing: "60. Maps")?.contains("[") == false)
+    }
+
+    @Test func sessionsAreGroupedByCategoryInCategoryOrder() throws {
+        let lines = text.split(separator: "\n").map(String.init)
+        func index(_ needle: String) throws -> Int { try #require(lines.firstIndex { $0.contains(needle) }, "no line with \(needle)") }
+        let playback = try index("─ playback:"), soloAmbient = try index("─ solo-ambient:"), call = try index("─ play-and-record:")
+        // Category.allCases order: solo-ambient, playback, …, play-and-record.
+        #expect(soloAmbient < playback && playback < call)
+        #expect(try index("57. Spotify") > playback && index("57. Spotify") < call)
+        // Both streams of the call session sit under play-and-record, together.
+        #expect(try index("71. Zoom") == index("70. Zoom") + 1)
+        #expect(try index("70. Zoom") > call)
+        #expect(lines.last { $0.contains("─ ") }?.contains("└─") == true)
+    }
+
+    @Test func warningsAreListed() {
+        #expect(text.contains("Warnings\n"))
+        #expect(line(containing: "80. Game: policy.options") != nil)
+    }
+
+    @Test func withoutTheAgentStreamsAreStillListed() {
+        var graph = Fixtures.busyGraph
+        graph.metadata = [:]
+        let view = StatusView(remote: "pipewire-0", graph: graph, graphOutputs: [Fixtures.outputs[0]])
+        let text = StatusRenderer.text(view)
+        #expect(text.contains("not running; start it with 'pw-policy run'"))
+        #expect(text.contains("57. Spotify"))
+        #expect(text.contains("* ") && text.contains("31. Speakers"))
+        #expect(!text.contains("DUCKED"))
+    }
+
+    @Test func jsonIsAnArrayOfIdTypeInfoObjects() throws {
+        let parsed = try JSONSerialization.jsonObject(with: Data(StatusRenderer.json(Fixtures.busyView).utf8))
+        let objects = try #require(parsed as? [[String: Any]])
+        #expect(objects.allSatisfy { $0["id"] is Int && $0["type"] is String && $0["info"] is [String: Any] })
+        let agent = try #require(objects.first { $0["type"] as? String == "PwPolicy:Agent" }?["info"] as? [String: Any])
+        #expect(agent["running"] as? Bool == true)
+        #expect(agent["pid"] as? Int == 4242)
+        let outputs = objects.filter { $0["type"] as? String == "PwPolicy:Output" }
+        #expect(outputs.compactMap { $0["id"] as? Int } == [31, 36])
+        let spotify = try #require(objects.first { $0["id"] as? Int == 57 }?["info"] as? [String: Any])
+        #expect(spotify["effect"] as? String == "gain 0.20 DUCKED by \"Maps\"")
+        #expect(spotify["category"] as? String == "playback")
+        #expect(spotify["gain"] as? Double == 0.2)
+        // info is the published StreamStatus: it decodes as one.
+        let data = try JSONSerialization.data(withJSONObject: spotify)
+        #expect(try JSONDecoder().decode(StreamStatus.self, from: data).duckedBy.first?.app == "Maps")
+    }
+
+    @Test func jsonWithoutTheAgentSaysSo() throws {
+        var graph = Fixtures.busyGraph
+        graph.metadata = [:]
+        let json = StatusRenderer.json(StatusView(remote: "r", graph: graph, graphOutputs: []))
+        let objects = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
+        let agent = try #require(objects.first?["info"] as? [String: Any])
+        #expect(agent["running"] as? Bool == false)
+        let stream = try #require(objects.first { $0["id"] as? Int == 57 }?["info"] as? [String: Any])
+        #expect(stream["app"] as? String == "Spotify")
+        #expect(stream["category"] == nil)
+    }
+}
+
+@Suite struct JSONLayoutTests {
+    @Test func laysOutLikePwDump() {
+        #expect(JSONLayout.pretty("{\"a\":[],\"b\":{},\"c\":[1,2]}") == "{\n  \"a\": [],\n  \"b\": {},\n  \"c\": [\n    1,\n    2\n  ]\n}")
+    }
+
+    @Test func leavesStringsAlone() throws {
+        let compact = "{\"k\":\"a, b: {c} [d] \\\"e\\\" \\\\\"}"
+        let pretty = JSONLayout.pretty(compact)
+        let parsed = try JSONSerialization.jsonObject(with: Data(pretty.utf8)) as? [String: String]
+        #expect(parsed?["k"] == "a, b: {c} [d] \"e\" \\")
+    }
+}
