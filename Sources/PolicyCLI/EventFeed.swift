@@ -5,7 +5,8 @@ import PolicyCore
 /// `monitor` prints. The agent overwrites one key per event, so each change
 /// of that key's `seq` is a new event; the agent appearing and going away
 /// are reported too (types `agent-started` and `agent-stopped`, made up by
-/// the CLI, with seq 0).
+/// the CLI, with seq 0). Events overwritten before the CLI read the key show
+/// up as a gap in `seq`, reported as `events-missed`.
 public struct EventFeed: Sendable {
     private var lastSeq: UInt64?
     private var wasRunning: Bool
@@ -28,6 +29,11 @@ public struct EventFeed: Sendable {
             if !running { lastSeq = nil }
         }
         if let record = metadata.flatMap(Self.record(in:)), record.seq != lastSeq {
+            if let lastSeq, record.seq > lastSeq + 1 {
+                let missed = record.seq - lastSeq - 1
+                events.append(EventRecord(seq: 0, type: "events-missed",
+                                          text: "\(missed) event\(missed == 1 ? "" : "s") came too fast to show; the agent's log has them"))
+            }
             lastSeq = record.seq
             events.append(record)
         }

@@ -31,7 +31,9 @@ struct MonitorCommand: ParsableCommand {
             let json = display.json
             var feed = EventFeed(initial: session.agentMetadata)
             let mirror = session.mirror
-            mirror.onChange = {
+            // GraphMirror calls onChange while it is still writing its graph,
+            // so the graph is read from a timer that fires right after.
+            let reader = session.loop.makeTimer {
                 for event in feed.update(mirror.graph.metadata(named: AgentProtocol.metadataName)) {
                     let now = Date()
                     let line = json ? EventRenderer.json(event, time: EventRenderer.isoTime(now))
@@ -40,6 +42,7 @@ struct MonitorCommand: ParsableCommand {
                     FileHandle.standardOutput.write(Data((line + "\n").utf8))
                 }
             }
+            mirror.onChange = { reader.schedule(after: 0) }
             var lostReason: String?
             session.connection.onDisconnect = { reason in
                 lostReason = reason
@@ -48,7 +51,7 @@ struct MonitorCommand: ParsableCommand {
             let interrupt = session.loop.onSignal(SIGINT) { session.loop.stop() }
             let terminate = session.loop.onSignal(SIGTERM) { session.loop.stop() }
             session.loop.run()
-            withExtendedLifetime((interrupt, terminate)) {}
+            withExtendedLifetime((interrupt, terminate, reader)) {}
             mirror.onChange = nil
             if let lostReason {
                 throw CLIFailure(.unavailable, "lost the connection to PipeWire at '\(session.remote)': \(lostReason)")

@@ -26,7 +26,13 @@ struct ResumeCommand: ParsableCommand {
                 return
             }
             try session.write(ControlWrites.resume(target.id))
-            let handled = session.waitForAgent { !$0.pendingResumes.contains(target.id) }
+            // Our request reaches us back through the agent after the round
+            // trip, so "handled" means: seen pending, then gone (or resumed).
+            var sawRequest = false
+            let handled = session.waitForAgent { snapshot in
+                if snapshot.pendingResumes.contains(target.id) { sawRequest = true; return false }
+                return sawRequest || snapshot.streams[target.id]?.hold == nil
+            }
             if !handled {
                 print("stream \(target.id) \"\(target.app)\": resume requested; the agent has not handled it yet")
             } else if let hold = session.snapshot.streams[target.id]?.hold {

@@ -20,6 +20,15 @@ import Testing
         #expect(feed.update(metadata(event: next)).isEmpty)
     }
 
+    @Test func eventsOverwrittenUnseenAreCounted() {
+        var feed = EventFeed(initial: metadata(event: duck))
+        var later = duck
+        later.seq = 10
+        let events = feed.update(metadata(event: later))
+        #expect(events.map(\.type) == ["events-missed", "duck-began"])
+        #expect(events.first?.text.hasPrefix("2 events came too fast") == true)
+    }
+
     @Test func theAgentComingAndGoingIsReported() {
         var feed = EventFeed(initial: nil)
         let started = feed.update(metadata(event: nil))
