@@ -11,7 +11,8 @@ struct CheckConfigCommand: ParsableCommand {
         discussion: """
         Without FILE, loads what the agent would: pw-policy.conf from the first directory \
         of the search path ($PW_POLICY_CONFIG_DIR alone when set, else \
-        $XDG_CONFIG_HOME/pw-policy, /etc/pw-policy, /usr/share/pw-policy) and every \
+        $XDG_CONFIG_HOME/pw-policy, /etc/pw-policy, /usr/share/pw-policy, then the \
+        share/pw-policy directory of the install prefix) and every \
         pw-policy.conf.d/*.conf drop-in merged in name order. With FILE, checks exactly that \
         file as the whole configuration; with --drop-in, FILE is merged last over the \
         installed configuration instead (to check a fragment before installing it).
@@ -26,7 +27,8 @@ struct CheckConfigCommand: ParsableCommand {
     @Flag(help: "Check FILE as a drop-in merged over the installed configuration.")
     var dropIn = false
 
-    @OptionGroup var display: DisplayOptions
+    @Flag(help: "Print JSON: {\"valid\": true, \"files\": […], \"config\": {…}} or {\"valid\": false, \"errors\": [{file, line, column, message}]}.")
+    var json = false
 
     func validate() throws {
         if dropIn && file == nil { throw ValidationError("--drop-in needs a FILE") }
@@ -42,10 +44,10 @@ struct CheckConfigCommand: ParsableCommand {
                 loaded = try loader.load()
             }
         } catch {
-            if display.json { print(ConfigReport.errorJSON(error), terminator: "") }
+            if json { print(ConfigReport.errorJSON(error), terminator: "") }
             FileHandle.standardError.write(Data((ConfigReport.errorText(error) + "\n").utf8))
             throw ExitCodes.config
         }
-        print(display.json ? ConfigReport.json(loaded) : ConfigReport.text(loaded), terminator: "")
+        print(json ? ConfigReport.json(loaded) : ConfigReport.text(loaded), terminator: "")
     }
 }
