@@ -20,12 +20,17 @@ struct DisplayOptions: ParsableArguments {
 }
 
 /// Runs a command body, turning a `CLIFailure` into its one-line message on
-/// stderr and its exit code.
+/// stderr and its exit code, and anything unexpected into exit 70.
 func reportingFailures(_ body: () throws -> Void) throws {
     do {
         try body()
     } catch let failure as CLIFailure {
         printError(failure.message)
         throw ExitCode(failure.kind.exitCode)
+    } catch let exit as ExitCode {
+        throw exit
+    } catch {
+        printError("internal error: \(error)")
+        throw ExitCodes.software
     }
 }

@@ -15,12 +15,14 @@ struct DumpCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let session = try PipeWireSession.open(remote: remote.remote)
-        let graph = session.mirror.graph
-        if json {
-            print(GraphDump.json(graph))
-        } else {
-            print(GraphDump.text(graph), terminator: "")
+        try reportingFailures {
+            let session = try PipeWireSession.open(remote: remote.remote)
+            let graph = session.mirror.graph
+            if json {
+                print(GraphDump.json(graph))
+            } else {
+                print(GraphDump.text(graph), terminator: "")
+            }
         }
     }
 }

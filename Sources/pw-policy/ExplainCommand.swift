@@ -15,7 +15,8 @@ struct ExplainCommand: ParsableCommand {
 
     @OptionGroup var remote: RemoteOptions
     @OptionGroup var display: DisplayOptions
-    @Argument(help: "The stream: a node id, or its app name, node.name, application.process.binary or media.name.")
+    @Argument(help: "The stream: a node id, or its app name, node.name, application.process.binary or media.name.",
+              completion: Completions.stream)
     var stream: String
 
     func run() throws {

@@ -33,12 +33,14 @@ struct OverrideOptions: ParsableArguments {
 
 /// The target of `set` and `unset`: a stream, or an app with `--app`.
 struct TargetOptions: ParsableArguments {
-    @Argument(help: "The stream: a node id, or its app name, node.name, application.process.binary or media.name.")
+    @Argument(help: "The stream: a node id, or its app name, node.name, application.process.binary or media.name.",
+              completion: Completions.stream)
     var stream: String?
 
     @Option(name: .customLong("app"),
             help: ArgumentHelp("Every stream of this app instead of one stream (its app name, binary or app key, as 'status --json' shows in appKey).",
-                               valueName: "app"))
+                               valueName: "app"),
+            completion: Completions.app)
     var app: String?
 
     func validate() throws {

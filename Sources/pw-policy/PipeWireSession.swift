@@ -10,19 +10,20 @@ struct PipeWireSession {
     let connection: Connection
     let mirror: GraphMirror
 
-    static func open(remote: String?) throws -> PipeWireSession {
+    /// Connects and mirrors the graph; fails with exit 69 and a one-line reason.
+    static func open(remote: String?, timeout: Double = 5) throws(CLIFailure) -> PipeWireSession {
         let loop = EventLoop()
         let connection: Connection
         do {
             connection = try Connection(loop: loop, remote: remote, applicationName: "pw-policy-cli")
         } catch {
-            printError("\(error)")
-            throw ExitCodes.unavailable
+            throw CLIFailure(.unavailable, "\(error)")
         }
         let mirror = GraphMirror(connection: connection)
-        guard mirror.waitForInitialSync() else {
-            printError("PipeWire at '\(connection.remote)' did not answer")
-            throw ExitCodes.unavailable
+        guard mirror.waitForInitialSync(timeout: timeout) else {
+            throw CLIFailure(.unavailable, connection.isConnected
+                ? "PipeWire at '\(connection.remote)' did not answer within \(Int(timeout)) s"
+                : "lost the connection to PipeWire at '\(connection.remote)'")
         }
         return PipeWireSession(loop: loop, connection: connection, mirror: mirror)
     }

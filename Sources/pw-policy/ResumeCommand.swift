@@ -13,7 +13,8 @@ struct ResumeCommand: ParsableCommand {
         """)
 
     @OptionGroup var remote: RemoteOptions
-    @Argument(help: "The stream: a node id, or its app name, node.name, application.process.binary or media.name.")
+    @Argument(help: "The stream: a node id, or its app name, node.name, application.process.binary or media.name.",
+              completion: Completions.stream)
     var stream: String
 
     func run() throws {
