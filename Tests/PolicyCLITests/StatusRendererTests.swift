@@ -45,6 +45,20 @@ import Testing
         #expect(lines.last { $0.contains("─ ") }?.contains("└─") == true)
     }
 
+    @Test func appOverridesAreShownInTextAndJSON() throws {
+        var graph = Fixtures.busyGraph
+        let request = AppOverrideRequest(category: "playback", options: ["duck-others"], mode: "spoken-audio", persist: true)
+        let id = try #require(graph.metadata(named: AgentProtocol.metadataName)?.id)
+        graph.metadata[id]?.entries[0]?[AgentProtocol.appOverrideKey("org.gnome.Maps")] =
+            Graph.MetadataEntry(subject: 0, key: AgentProtocol.appOverrideKey("org.gnome.Maps"), type: AgentProtocol.jsonType,
+                                value: Fixtures.json(request))
+        let view = StatusView(remote: "pipewire-0", graph: graph, graphOutputs: [])
+        #expect(StatusRenderer.text(view).contains("App overrides: org.gnome.Maps: playback [duck-others] mode spoken-audio (persistent)"))
+        let objects = try #require(try JSONSerialization.jsonObject(with: Data(StatusRenderer.json(view).utf8)) as? [[String: Any]])
+        let info = try #require(objects.first { $0["type"] as? String == "PwPolicy:AppOverride" }?["info"] as? [String: Any])
+        #expect(info["appKey"] as? String == "org.gnome.Maps" && info["persist"] as? Bool == true)
+    }
+
     @Test func warningsAreListed() {
         #expect(text.contains("Warnings\n"))
         #expect(line(containing: "80. Game: policy.options") != nil)
