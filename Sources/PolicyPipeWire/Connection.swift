@@ -43,30 +43,59 @@ public final class Connection {
         guard let context = pw_context_new(loop.pwLoop, nil, 0) else {
             throw .unavailable(remote: remoteName, reason: "cannot create a PipeWire context")
         }
-        let core = withDictionary([
-            "remote.name": remoteName,
-            "application.name": applicationName,
-            "media.category": "Manager",
-        ]) { props -> OpaquePointer? in
-            pw_context_connect(context, pw_properties_new_dict(props), 0)
-        }
-        guard let core else {
+        guard let core = Connection.connect(context, remote: remoteName, applicationName: applicationName) else {
             let reason = String(cString: strerror(errno))
             pw_context_destroy(context)
             throw .unavailable(remote: remoteName, reason: reason)
         }
         self.context = context
         self.core = core
-        installCoreListener()
+        self.applicationName = applicationName
+        installCoreListener(on: core, hook: coreHook)
     }
+
+    private let applicationName: String
+    private var exportCore: (core: OpaquePointer, hook: Hook)?
 
     deinit {
         coreHook.remove()
+        if let exportCore {
+            exportCore.hook.remove()
+            pw_core_disconnect(exportCore.core)
+        }
         pw_core_disconnect(core)
         pw_context_destroy(context)
     }
 
-    private func installCoreListener() {
+    private static func connect(_ context: OpaquePointer, remote: String, applicationName: String) -> OpaquePointer? {
+        withDictionary([
+            "remote.name": remote,
+            "application.name": applicationName,
+            "media.category": "Manager",
+        ]) { props -> OpaquePointer? in
+            pw_context_connect(context, pw_properties_new_dict(props), 0)
+        }
+    }
+
+    /// A second connection that only exports objects and never binds any.
+    ///
+    /// The daemon marks a client that binds someone's exported metadata as
+    /// busy (it stops reading from it) until the exporter answers a ping. If
+    /// one connection both exported ours and bound WirePlumber's, and
+    /// WirePlumber bound ours at the same moment, each would wait for the
+    /// other's pong forever. An export-only connection is never busy.
+    func exportingCore() throws(ConnectionError) -> OpaquePointer {
+        if let exportCore { return exportCore.core }
+        guard let core = Connection.connect(context, remote: remote, applicationName: applicationName) else {
+            throw .unavailable(remote: remote, reason: String(cString: strerror(errno)))
+        }
+        let hook = Hook()
+        installCoreListener(on: core, hook: hook)
+        exportCore = (core, hook)
+        return core
+    }
+
+    private func installCoreListener(on core: OpaquePointer, hook: Hook) {
         var events = pw_core_events()
         events.version = UInt32(PW_VERSION_CORE_EVENTS)
         events.done = { data, id, seq in
@@ -83,10 +112,10 @@ public final class Connection {
                 me.onError?(id, res, text)
             }
         }
-        let table = EventsTable(events)
+        let table = coreEvents ?? EventsTable(events)
         coreEvents = table
-        _ = cpw_core_add_listener(core, coreHook.pointer, table.pointer, Unmanaged.passUnretained(self).toOpaque())
-        coreHook.attached()
+        _ = cpw_core_add_listener(core, hook.pointer, table.pointer, Unmanaged.passUnretained(self).toOpaque())
+        hook.attached()
     }
 
     private func connectionLost(_ reason: String) {

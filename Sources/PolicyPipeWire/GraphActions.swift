@@ -45,14 +45,16 @@ public final class GraphActions {
 
     /// Links the output ports of `output` to the input ports of `input` with
     /// matching channels (a mono side links to every channel of the other).
-    /// The links live until `unlinkCreated` or until this client disconnects.
-    public func link(output: UInt32, to input: UInt32) throws(ActionError) {
+    /// The links live until `unlinkCreated` or until this client disconnects,
+    /// unless `linger`: then they outlive us, like WirePlumber's own links.
+    public func link(output: UInt32, to input: UInt32, linger: Bool = false) throws(ActionError) {
         let pairs = PortPairing.pairs(graph: mirror.graph, output: output, input: input)
         guard !pairs.isEmpty else { throw .noPortsToLink(output: output, input: input) }
         for (outputPort, inputPort) in pairs {
             let properties = [
                 "link.output.node": String(output), "link.output.port": String(outputPort),
                 "link.input.node": String(input), "link.input.port": String(inputPort),
+                "object.linger": linger ? "true" : "false",
             ]
             let raw = withDictionary(properties) { props in
                 cpw_core_create_object(connection.core, "link-factory", InterfaceType.link, InterfaceType.version, props)
@@ -116,8 +118,12 @@ private final class ExportedMetadata {
 
     init?(connection: Connection, name: String, mirror: GraphMirror) {
         guard let implementation = pw_context_create_metadata(connection.context, name, nil, 0) else { return nil }
+        guard let exportCore = try? connection.exportingCore() else {
+            pw_impl_metadata_destroy(implementation)
+            return nil
+        }
         let raw = withDictionary(["metadata.name": name]) { props in
-            pw_core_export(connection.core, InterfaceType.metadata, props,
+            pw_core_export(exportCore, InterfaceType.metadata, props,
                            UnsafeMutableRawPointer(pw_impl_metadata_get_implementation(implementation)), 0)
         }
         guard let raw else {
@@ -173,7 +179,9 @@ private final class CreatedLink {
 /// by `audio.channel`; a mono side fans out/in; otherwise by position.
 enum PortPairing {
     static func pairs(graph: Graph, output: UInt32, input: UInt32) -> [(UInt32, UInt32)] {
-        let outputs = graph.ports(of: output, direction: .output).filter { !$0.isMonitor }
+        // A sink offers its monitor ports as outputs (capturing what it plays).
+        let fromSink = graph.nodes[output]?.isAudioSink == true
+        let outputs = graph.ports(of: output, direction: .output).filter { $0.isMonitor == fromSink }
         let inputs = graph.ports(of: input, direction: .input)
         guard !outputs.isEmpty, !inputs.isEmpty else { return [] }
         if outputs.count == 1 { return inputs.map { (outputs[0].id, $0.id) } }

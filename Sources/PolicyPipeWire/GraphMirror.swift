@@ -134,7 +134,7 @@ public final class GraphMirror {
         guard var node = graph.nodes[id] else { return }
         if let props { node.props = props }
         if let state { node.state = state }
-        update(&graph.nodes[id], to: node)
+        if store(&graph.nodes[id], node) { changed() }
     }
 
     func nodeProps(id: UInt32, volume: Float?, channelVolumes: [Float], mute: Bool?) {
@@ -142,13 +142,13 @@ public final class GraphMirror {
         node.volume = volume
         node.channelVolumes = channelVolumes
         node.mute = mute
-        update(&graph.nodes[id], to: node)
+        if store(&graph.nodes[id], node) { changed() }
     }
 
     func deviceInfo(id: UInt32, props: [String: String]) {
         guard var device = graph.devices[id] else { return }
         device.props = props
-        update(&graph.devices[id], to: device)
+        if store(&graph.devices[id], device) { changed() }
     }
 
     func deviceRoute(id: UInt32, route: Graph.Route) {
@@ -157,25 +157,25 @@ public final class GraphMirror {
         device.routes.removeAll { $0.device == route.device && $0.direction == route.direction }
         device.routes.append(route)
         device.routes.sort { ($0.device, $0.index) < ($1.device, $1.index) }
-        update(&graph.devices[id], to: device)
+        if store(&graph.devices[id], device) { changed() }
     }
 
     func clientInfo(id: UInt32, props: [String: String]) {
         guard var client = graph.clients[id] else { return }
         client.props = props
-        update(&graph.clients[id], to: client)
+        if store(&graph.clients[id], client) { changed() }
     }
 
     func linkState(id: UInt32, state: Graph.LinkState) {
         guard var link = graph.links[id] else { return }
         link.state = state
-        update(&graph.links[id], to: link)
+        if store(&graph.links[id], link) { changed() }
     }
 
     func metadataProperty(id: UInt32, subject: UInt32, key: String?, type: String?, value: String?) {
         guard var metadata = graph.metadata[id] else { return }
         Self.apply(to: &metadata.entries, subject: subject, key: key, type: type, value: value)
-        update(&graph.metadata[id], to: metadata)
+        if store(&graph.metadata[id], metadata) { changed() }
     }
 
     /// Marks `name` as exported by us: its global is not bound, its entries
@@ -205,10 +205,12 @@ public final class GraphMirror {
         }
     }
 
-    private func update<T: Equatable>(_ slot: inout T?, to value: T) {
-        guard slot != value else { return }
+    /// Stores `value`; true when it differed. Callers notify after the write
+    /// ends, so `onChange` may read `graph`.
+    private func store<T: Equatable>(_ slot: inout T?, _ value: T) -> Bool {
+        guard slot != value else { return false }
         slot = value
-        changed()
+        return true
     }
 
     private func changed() {

@@ -1,0 +1,191 @@
+/// One change the agent makes to the graph.
+public enum AgentAction: Sendable, Equatable {
+    /// Set the stream's Props `volume` (the policy gain) and nothing else.
+    case setGain(node: UInt32, gain: Double)
+    case destroyLink(UInt32)
+    /// Link a stream to a node (its sink for playback, its source for capture).
+    case link(stream: UInt32, to: UInt32)
+    /// Ask WirePlumber to move a stream: `target.object` in the default metadata.
+    case setTarget(stream: UInt32, targetSerial: UInt64)
+}
+
+/// What the agent has done to one stream: the state it must restore and the
+/// state it uses to tell its own changes from everyone else's.
+public struct AppliedStream: Sendable, Equatable, Codable {
+    /// `object.serial`: node ids are reused, serials are not.
+    public var serial: UInt64?
+    /// The gain we last set, and whether the daemon has reported it back yet.
+    public var commandedGain: Double?
+    public var commandedAt: Double
+    public var confirmed: Bool
+    /// We unlinked it (a hold); it must be relinked when released.
+    public var held: Bool
+    /// A fade in progress.
+    public var ramp: GainRamp?
+    /// We asked WirePlumber to move it there (target.object serial).
+    public var routedTo: UInt64?
+
+    public init(serial: UInt64?, commandedGain: Double? = nil, commandedAt: Double = 0, confirmed: Bool = true,
+                held: Bool = false, ramp: GainRamp? = nil, routedTo: UInt64? = nil) {
+        self.serial = serial; self.commandedGain = commandedGain; self.commandedAt = commandedAt
+        self.confirmed = confirmed; self.held = held; self.ramp = ramp; self.routedTo = routedTo
+    }
+
+    /// Whether anything of ours remains on the stream.
+    public var isNeutral: Bool { !held && (commandedGain ?? 1) == 1 && ramp == nil }
+}
+
+
+/// Compares what the engine wants with what the graph shows and returns the
+/// fewest actions that close the gap (level-triggered: a missed event, a
+/// WirePlumber relink or a stale gain restored by restore-stream converge).
+public struct ReconcilePlanner: Sendable {
+    public var fadeDown: Double
+    public var fadeUp: Double
+    /// How often a fade is stepped: about one graph cycle.
+    public var step: Double
+    /// A commanded gain not reported back within this time is sent again.
+    public var confirmTimeout: Double
+
+    public init(settings: Settings, step: Double = 0.025, confirmTimeout: Double = 1.0) {
+        fadeDown = Double(settings.fadeDownMs) / 1000
+        fadeUp = Double(settings.fadeUpMs) / 1000
+        self.step = step
+        self.confirmTimeout = confirmTimeout
+    }
+
+    public struct Plan: Sendable, Equatable {
+        public var actions: [AgentAction]
+        public var applied: [UInt32: AppliedStream]
+        /// When to run again for a fade step or a confirmation check; nil = not needed.
+        public var nextTick: Double?
+    }
+
+    static let epsilon = 0.002
+
+    public func plan(graph: Graph, decisions: [UInt32: StreamDecision], classified: [UInt32: ClassifiedStream],
+                     applied previous: [UInt32: AppliedStream], now: Double) -> Plan {
+        var actions: [AgentAction] = []
+        var applied: [UInt32: AppliedStream] = [:]
+        var nextTick: Double?
+        func tick(_ time: Double) { nextTick = min(nextTick ?? time, time) }
+
+        for node in graph.streams {
+            let state = previous[node.id].flatMap { $0.serial == node.serial ? $0 : nil }
+            let classifiedStream = classified[node.id]
+            let leaveAlone = classifiedStream.map { $0.classification.exempt || $0.classification.category == .audioProcessing } ?? true
+            guard let decision = decisions[node.id], !leaveAlone else {
+                // Never ours, or no longer: undo what we did, then forget it.
+                if var state, !state.isNeutral {
+                    state.ramp = nil
+                    if state.held {
+                        actions += relink(node, decision: nil, graph: graph)
+                        state.held = false
+                    }
+                    actions += command(&state, gain: 1, node: node, now: now)
+                    applied[node.id] = state
+                }
+                continue
+            }
+            let isNew = state == nil
+            var stream = state ?? AppliedStream(serial: node.serial)
+
+            if decision.hold != nil {
+                // Silence first, then unlink: nothing may leak while WirePlumber relinks.
+                stream.ramp = nil
+                if stream.commandedGain != 0 || observedDiffers(node, from: 0) && stream.confirmed {
+                    actions += command(&stream, gain: 0, node: node, now: now)
+                }
+                for link in graph.links(from: node.id) + graph.links(to: node.id) {
+                    actions.append(.destroyLink(link.id))
+                }
+                stream.held = true
+            } else {
+                if stream.held {
+                    actions += relink(node, decision: decision, graph: graph)
+                    stream.held = false
+                    stream.ramp = GainRamp(from: 0, to: decision.gain, start: now, duration: fadeUp)
+                }
+                actions += converge(&stream, to: decision.gain, node: node, isNew: isNew, now: now)
+                if let target = decision.preferredTarget, let serial = graph.nodes[target]?.serial,
+                   stream.routedTo != serial, EngineInputBuilder.linkedSink(of: node.id, in: graph) != target {
+                    actions.append(.setTarget(stream: node.id, targetSerial: serial))
+                    stream.routedTo = serial
+                }
+            }
+            if let ramp = stream.ramp { tick(min(now + step, ramp.start + ramp.duration)) }
+            if !stream.confirmed { tick(stream.commandedAt + confirmTimeout) }
+            if !stream.isNeutral || !stream.confirmed || stream.routedTo != nil { applied[node.id] = stream }
+        }
+        return Plan(actions: actions, applied: applied, nextTick: nextTick)
+    }
+
+    /// Moves the stream's gain toward `target`: fades when the policy changes,
+    /// jumps for a new stream (no blip of the wrong level) and when someone
+    /// else (restore-stream) overwrote our value.
+    private func converge(_ stream: inout AppliedStream, to target: Double, node: Graph.Node,
+                          isNew: Bool, now: Double) -> [AgentAction] {
+        if stream.confirmed, let commanded = stream.commandedGain, stream.ramp == nil,
+           observedDiffers(node, from: commanded) {
+            return command(&stream, gain: target, node: node, now: now)  // overwritten by someone else
+        }
+        if let ramp = stream.ramp, abs(ramp.to - target) < Self.epsilon {
+            let value = ramp.value(at: now)
+            if ramp.isFinished(at: now) { stream.ramp = nil }
+            guard abs(value - (stream.commandedGain ?? -1)) >= Self.epsilon else { return [] }
+            return command(&stream, gain: value, node: node, now: now)
+        }
+        let current = stream.ramp?.value(at: now) ?? stream.commandedGain ?? node.volume.map(Double.init)
+        guard let current else { return [] }  // Props not reported yet: wait
+        if !stream.confirmed, stream.ramp == nil, abs((stream.commandedGain ?? -1) - target) < Self.epsilon {
+            // Our last command is still on its way; resend only if it got lost.
+            return now - stream.commandedAt >= confirmTimeout ? command(&stream, gain: target, node: node, now: now) : []
+        }
+        guard abs(current - target) >= Self.epsilon || observedDiffers(node, from: target) else {
+            stream.ramp = nil
+            return []
+        }
+        let duration = isNew ? 0 : (target < current ? fadeDown : fadeUp)
+        if duration <= 0 {
+            stream.ramp = nil
+            return command(&stream, gain: target, node: node, now: now)
+        }
+        stream.ramp = GainRamp(from: current, to: target, start: now, duration: duration)
+        return converge(&stream, to: target, node: node, isNew: false, now: now)
+    }
+
+    private func command(_ stream: inout AppliedStream, gain: Double, node: Graph.Node, now: Double) -> [AgentAction] {
+        stream.commandedGain = gain
+        stream.commandedAt = now
+        stream.confirmed = !observedDiffers(node, from: gain)
+        return stream.confirmed ? [] : [.setGain(node: node.id, gain: gain)]
+    }
+
+    private func observedDiffers(_ node: Graph.Node, from gain: Double) -> Bool {
+        guard let volume = node.volume else { return true }
+        return abs(Double(volume) - gain) >= Self.epsilon
+    }
+
+    /// Links a released stream back where it belongs: the engine's preferred
+    /// target, else the default sink (playback) or source (capture).
+    private func relink(_ node: Graph.Node, decision: StreamDecision?, graph: Graph) -> [AgentAction] {
+        guard graph.links(from: node.id).isEmpty && graph.links(to: node.id).isEmpty else { return [] }
+        let target: UInt32?
+        if let preferred = decision?.preferredTarget, graph.nodes[preferred] != nil {
+            target = preferred
+        } else if node.streamDirection == .capture {
+            target = OutputDetection.defaultInput(in: graph)
+        } else {
+            target = OutputDetection.defaultOutput(in: graph)
+        }
+        return target.map { [.link(stream: node.id, to: $0)] } ?? []
+    }
+
+    /// Confirms commands the daemon has reported back. Call before `plan`.
+    public static func confirm(_ applied: inout [UInt32: AppliedStream], graph: Graph) {
+        for (id, stream) in applied where !stream.confirmed {
+            guard let node = graph.nodes[id], let volume = node.volume, let commanded = stream.commandedGain else { continue }
+            if abs(Double(volume) - commanded) < epsilon { applied[id]?.confirmed = true }
+        }
+    }
+}

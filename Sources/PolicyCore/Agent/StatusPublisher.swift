@@ -1,0 +1,87 @@
+import Foundation
+
+/// Renders what the agent decided into the AgentProtocol shapes it publishes.
+public enum StatusPublisher {
+    public static func streamStatus(node: Graph.Node, classified: ClassifiedStream, decision: StreamDecision?,
+                                    graph: Graph, memory: EngineMemory, extraWarnings: [String]) -> StreamStatus {
+        let classification = classified.classification
+        let decision = decision ?? .untouched
+        let sink = EngineInputBuilder.linkedSink(of: node.id, in: graph).flatMap { graph.nodes[$0]?.name }
+        return StreamStatus(
+            id: node.id, app: classified.appName, appKey: classified.appKey, session: classified.session.rawValue,
+            direction: classified.facts.direction.rawValue, state: node.state.rawValue,
+            category: classification.category.rawValue, options: classification.options.sorted().map(\.rawValue),
+            mode: classification.mode.rawValue, exempt: classification.exempt,
+            source: classification.source.rawValue, reason: classification.reason,
+            warnings: classification.warnings + extraWarnings, gain: decision.gain,
+            hold: decision.hold.map { hold(of: $0) }, silenced: decision.silenced,
+            duckedBy: decision.duckedBy.map { StreamStatus.Ducker(session: $0.rawValue, app: appName(of: $0, memory)) },
+            output: sink, explanation: decision.explanation)
+    }
+
+    static func hold(of reason: HoldReason) -> StreamStatus.Hold {
+        switch reason {
+        case .interrupted(let by, let app, let resumable):
+            StreamStatus.Hold(kind: "interrupted", by: by.rawValue, byApp: app, resumable: resumable)
+        case .waiting(let by, let app):
+            StreamStatus.Hold(kind: "waiting", by: by.rawValue, byApp: app, resumable: true)
+        case .routeLost(let output):
+            StreamStatus.Hold(kind: "route-lost", resumable: false, output: output)
+        }
+    }
+
+    public static func outputs(graph: Graph) -> [OutputStatus] {
+        let defaultOutput = OutputDetection.defaultOutput(in: graph)
+        return OutputDetection.outputs(in: graph).map { output in
+            OutputStatus(id: output.id, name: output.name,
+                         description: graph.nodes[output.id]?.props["node.description"] ?? output.name,
+                         isPrivate: output.isPrivate, isAvailable: output.isAvailable,
+                         isDefault: output.id == defaultOutput)
+        }
+    }
+
+    static func appName(of session: SessionKey, _ memory: EngineMemory) -> String {
+        memory.sessions[session].map(\.appName).flatMap { $0.isEmpty ? nil : $0 } ?? session.rawValue
+    }
+
+    /// An event as published and logged, numbered by the caller.
+    public static func record(_ event: PolicyEvent, seq: UInt64, memory: EngineMemory) -> EventRecord {
+        func name(_ session: SessionKey) -> String { "\"\(appName(of: session, memory))\"" }
+        switch event {
+        case .interruptionBegan(let session, let by, let resumable):
+            return EventRecord(seq: seq, type: "interruption-began",
+                               text: "\(name(session)) interrupted by \(name(by))\(resumable ? ", resumes when it ends" : "")",
+                               session: session.rawValue, by: by.rawValue, shouldResume: resumable)
+        case .interruptionEnded(let session, let shouldResume):
+            return EventRecord(seq: seq, type: "interruption-ended",
+                               text: "\(name(session)) interruption ended (should resume: \(shouldResume))",
+                               session: session.rawValue, shouldResume: shouldResume)
+        case .duckBegan(let session, let by, let level):
+            return EventRecord(seq: seq, type: "duck-began",
+                               text: "\(name(session)) ducked to \(InteractionNotation.formatLevel(level)) by \(name(by))",
+                               session: session.rawValue, by: by.rawValue, level: level)
+        case .duckEnded(let session):
+            return EventRecord(seq: seq, type: "duck-ended", text: "\(name(session)) no longer ducked", session: session.rawValue)
+        case .silenced(let session):
+            return EventRecord(seq: seq, type: "silenced", text: "\(name(session)) silenced", session: session.rawValue)
+        case .unsilenced(let session):
+            return EventRecord(seq: seq, type: "unsilenced", text: "\(name(session)) no longer silenced", session: session.rawValue)
+        case .routeChanged(let reason, let output):
+            return EventRecord(seq: seq, type: "route-changed", text: "route change: \(reason.rawValue) (\(output))",
+                               reason: reason.rawValue)
+        case .heldForRoute(let stream, let output):
+            return EventRecord(seq: seq, type: "held-for-route",
+                               text: "stream \(stream) held: its output \"\(output)\" went away", stream: stream,
+                               reason: RouteChangeReason.oldDeviceUnavailable.rawValue)
+        case .resumed(let stream):
+            return EventRecord(seq: seq, type: "resumed", text: "stream \(stream) resumed by the user", stream: stream)
+        }
+    }
+
+    /// Compact, stable JSON for metadata values.
+    public static func json<T: Encodable>(_ value: T) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
+    }
+}

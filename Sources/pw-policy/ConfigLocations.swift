@@ -1,0 +1,32 @@
+import Foundation
+import PolicyCore
+
+/// Where the config is searched: PipeWire's order (ConfigLoader), with the
+/// system directories extended by the install prefix of this binary
+/// (`/usr/local/bin/pw-policy` → `/usr/local/share/pw-policy`) and, when run
+/// from a source checkout (`.build/…/pw-policy`), the checkout's `conf/`.
+enum ConfigLocations {
+    static func loader(environment: [String: String] = ProcessInfo.processInfo.environment) -> ConfigLoader {
+        ConfigLoader(environment: environment, systemDirectories: systemDirectories())
+    }
+
+    static func systemDirectories() -> [String] {
+        var directories = ["/etc/pw-policy", "/usr/share/pw-policy"]
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        let prefixShare = executable.deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("share/pw-policy").path
+        if !directories.contains(prefixShare) { directories.append(prefixShare) }
+        // .build/<triple>/debug/pw-policy → the checkout's conf/
+        var directory = executable.deletingLastPathComponent()
+        for _ in 0..<4 {
+            directory = directory.deletingLastPathComponent()
+            let conf = directory.appendingPathComponent("conf")
+            if FileManager.default.fileExists(atPath: conf.appendingPathComponent("pw-policy.conf").path),
+               FileManager.default.fileExists(atPath: directory.appendingPathComponent("Package.swift").path) {
+                directories.append(conf.path)
+                break
+            }
+        }
+        return directories
+    }
+}
