@@ -141,6 +141,11 @@ func pwPlay(role: String) -> [String: String] {
             ["node.name": "output.loopback-1234-18", "node.link-group": "loopback-1234-18",
              "application.process.binary": "pw-loopback"]) { $1 }, duplex: true,
             category: .audioProcessing, evidence: "node.link-group"),
+        // …unless it says it carries a call (pw-loopback --capture-props='{ media.role=Communication }').
+        InferenceCase(name: "loopback carrying a call", node: playbackStreamClass.merging(
+            ["node.name": "output.pw-loopback-1234", "node.link-group": "pw-loopback-1234",
+             "application.process.binary": "pw-loopback", "media.role": "Communication"]) { $1 }, duplex: true,
+            category: .playAndRecord),
         InferenceCase(name: "easyeffects both ways", node: playbackStreamClass.merging(
             ["application.name": "EasyEffects", "application.id": "com.github.wwmm.easyeffects",
              "application.process.binary": "easyeffects"]) { $1 }, duplex: true,

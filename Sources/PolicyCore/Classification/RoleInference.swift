@@ -132,7 +132,10 @@ public enum RoleInference {
     // MARK: monitors, meters, plumbing
 
     static func meterOrPlumbing(_ props: StreamProperties, direction: StreamDirection) -> InferredCategory? {
-        if let group = props["node.link-group"] {
+        // A loopback that says it carries a call (a VoIP bridge, a test call
+        // with pw-loopback) is a call, not plumbing.
+        let role = props["media.role"]?.lowercased()
+        if let group = props["node.link-group"], role != "communication" && role != "phone" {
             return InferredCategory(.audioProcessing, evidence:
                 "node.link-group = \"\(group)\" (one side of a virtual device: loopback, filter-chain, echo-cancel)")
         }

@@ -50,11 +50,13 @@ enum Audio {
     }
 
     /// Records what reaches `sink` for `seconds` and returns its RMS.
-    static func recordRMS(sandbox: Sandbox, sink: String, seconds: Double, name: String = "monitor") throws -> Double {
+    /// `pumping` keeps a test client's loop turning meanwhile.
+    static func recordRMS(sandbox: Sandbox, sink: String, seconds: Double, name: String = "monitor",
+                          pumping client: TestClient? = nil) throws -> Double {
         let path = sandbox.path("\(name)-\(UUID().uuidString).wav")
         let recorder = try sandbox.spawn(["pw-record", "--target", sink, "--format", "f32", "--rate", "48000",
                                           "--channels", "2", "-P", "{ stream.capture.sink=true node.name=pw-policy-test-monitor }", path])
-        usleep(UInt32(seconds * 1_000_000))
+        if let client { client.pump(seconds) } else { usleep(UInt32(seconds * 1_000_000)) }
         recorder.stop(signal: SIGINT)
         // The first 0.2 s hold the recorder's own start-up.
         return try rms(ofWAV: path, skip: 0.2)

@@ -70,12 +70,14 @@ final class Sandbox: @unchecked Sendable {
 
     /// Plays `tone` with pw-play under the media.name "<sandbox>/<name>.wav"
     /// (pw-play names a stream after its file), so tests can find it by name.
-    func play(tone: String, as name: String, role: String? = nil, properties: String? = nil) throws -> Command.Background {
+    func play(tone: String, as name: String, role: String? = nil, properties: String? = nil,
+              target: String? = nil) throws -> Command.Background {
         let file = path("\(name).wav")
         if !FileManager.default.fileExists(atPath: file) { symlink(tone, file) }
         var arguments = ["pw-play"]
         if let role { arguments += ["--media-role", role] }
         if let properties { arguments += ["-P", properties] }
+        if let target { arguments += ["--target", target] }
         return try spawn(arguments + [file])
     }
 

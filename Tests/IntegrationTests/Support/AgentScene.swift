@@ -1,0 +1,108 @@
+import Foundation
+import PolicyCore
+import PolicyPipeWire
+import Testing
+
+/// A sandbox with `pw-policy run` on it and an observer client: the agent is
+/// the built binary, a separate process, as in production; the observer sees
+/// what really happened in the graph.
+final class AgentScene {
+    let sandbox: Sandbox
+    let tone: String
+    let client: TestClient
+    private(set) var agent: Command.Background?
+    let agentLog: String
+
+    init(pulse: Bool = false, toneSeconds: Double = 30) throws {
+        sandbox = try Sandbox(pulse: pulse)
+        tone = sandbox.path("tone.wav")
+        try Audio.writeTone(to: tone, seconds: toneSeconds)
+        agentLog = sandbox.path("agent.log")
+        client = try TestClient(sandbox: sandbox)
+        try startAgent()
+    }
+
+    /// Starts the agent and waits until it publishes its status.
+    func startAgent(extra: [String] = []) throws {
+        let agent = try Command.Background([CLI.binary, "run", "-r", sandbox.remote, "--log-level", "debug"] + extra,
+                                           environment: sandbox.environment, stdout: agentLog + ".out", stderr: agentLog)
+        self.agent = agent
+        let ready = client.wait(timeout: 10) { graph in
+            graph.metadata(named: AgentProtocol.metadataName)?.value(subject: 0, key: AgentProtocol.agentKey)
+                .flatMap { try? JSONDecoder().decode(AgentStatus.self, from: Data($0.utf8)) }?.pid == agent.pid
+        }
+        if !ready { throw SceneError.agentDidNotStart(log) }
+    }
+
+    func stopAgent(signal: Int32 = SIGTERM) {
+        agent?.stop(signal: signal)
+        agent = nil
+    }
+
+    var log: String { (try? String(contentsOfFile: agentLog, encoding: .utf8)) ?? "" }
+
+    deinit {
+        agent?.stop(signal: SIGKILL)
+    }
+
+    // MARK: streams
+
+    func play(_ name: String, role: String? = "Music", properties: String? = nil,
+              target: String? = nil) throws -> Command.Background {
+        let player = try sandbox.play(tone: tone, as: name, role: role, properties: properties, target: target)
+        guard client.wait(timeout: 5, until: { _ in self.client.stream(withMediaName: name) != nil }) else {
+            throw SceneError.streamDidNotAppear(name)
+        }
+        return player
+    }
+
+    func stream(_ name: String) -> Graph.Node? { client.stream(withMediaName: name) }
+
+    func volume(_ name: String) -> Float? { stream(name)?.volume }
+
+    func sinks(of name: String) -> Set<String> {
+        stream(name).map { client.graph.linkedSinkNames(of: $0.id) } ?? []
+    }
+
+    /// The agent's published decision for a stream.
+    func status(_ name: String) -> StreamStatus? {
+        guard let id = stream(name)?.id,
+              let json = client.graph.metadata(named: AgentProtocol.metadataName)?.value(subject: id, key: AgentProtocol.streamKey)
+        else { return nil }
+        return try? JSONDecoder().decode(StreamStatus.self, from: Data(json.utf8))
+    }
+
+    /// Waits until the stream's policy gain (Props volume) is `gain`.
+    @discardableResult
+    func waitForVolume(_ name: String, _ gain: Float, timeout: Double = 5) -> Bool {
+        client.wait(timeout: timeout) { _ in abs((self.volume(name) ?? -1) - gain) < 0.01 }
+    }
+
+    @discardableResult
+    func waitForSinks(_ name: String, _ sinks: Set<String>, timeout: Double = 5) -> Bool {
+        client.wait(timeout: timeout) { _ in self.sinks(of: name) == sinks }
+    }
+
+    /// Runs the CLI against this sandbox while the observer keeps turning.
+    @discardableResult
+    func cli(_ arguments: [String]) throws -> Command.Result {
+        try CLI.run(arguments, in: sandbox) { self.client.loop.iterate(timeout: 0.005) }
+    }
+
+    func describe(_ names: [String]) -> String {
+        names.map { name in
+            "\(name): volume \(volume(name).map { String($0) } ?? "nil"), sinks \(sinks(of: name).sorted()), state \(stream(name)?.state.rawValue ?? "gone")"
+        }.joined(separator: "; ")
+    }
+}
+
+enum SceneError: Error, CustomStringConvertible {
+    case agentDidNotStart(String)
+    case streamDidNotAppear(String)
+    var description: String {
+        switch self {
+        case .agentDidNotStart(let log): "the agent did not start; its log:\n\(log)"
+        case .streamDidNotAppear(let name): "stream '\(name)' did not appear"
+        }
+    }
+}
