@@ -18,9 +18,10 @@ public struct AgentJournal: Codable, Sendable, Equatable {
     public init() {}
 
     /// `$XDG_STATE_HOME/pw-policy/state.json`, else `~/.local/state/pw-policy/state.json`.
+    /// Empty or relative values count as unset (the XDG base directory spec).
     public static func path(environment: [String: String]) -> String {
-        let base = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? ((environment["HOME"] ?? "/tmp") + "/.local/state")
+        func absolute(_ key: String) -> String? { environment[key].flatMap { $0.hasPrefix("/") ? $0 : nil } }
+        let base = absolute("XDG_STATE_HOME") ?? ((absolute("HOME") ?? "/tmp") + "/.local/state")
         return base + "/pw-policy/state.json"
     }
 

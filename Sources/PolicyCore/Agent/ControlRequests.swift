@@ -36,7 +36,7 @@ public struct ControlRequests: Sendable, Equatable {
 
     private mutating func parseGlobal(_ entries: [String: Graph.MetadataEntry]) {
         if let raw = entries[AgentProtocol.silentModeKey]?.value {
-            switch raw.trimmingCharacters(in: .whitespaces).lowercased() {
+            switch ControlRequests.unquote(raw).lowercased() {
             case "true", "on", "1": silentMode = true
             case "false", "off", "0": silentMode = false
             default:
@@ -45,14 +45,23 @@ public struct ControlRequests: Sendable, Equatable {
         }
         for (key, entry) in entries.sorted(by: { $0.key < $1.key }) where key.hasPrefix(AgentProtocol.appOverridePrefix) {
             let appKey = String(key.dropFirst(AgentProtocol.appOverridePrefix.count))
+            let shownKey = ControlRequests.abbreviate(key)
             guard !appKey.isEmpty,
                   let request = try? JSONDecoder().decode(AppOverrideRequest.self, from: Data(entry.value.utf8)) else {
-                warnings.append("\(key): expected {\"category\": …, \"options\": […]}, got '\(ControlRequests.abbreviate(entry.value))'; ignored")
+                warnings.append("\(shownKey): expected {\"category\": …, \"options\": […]}, got '\(ControlRequests.abbreviate(entry.value))'; ignored")
                 continue
             }
             guard StreamPropertyPolicy.parseCategory(request.category) != nil else {
-                warnings.append("\(key): '\(ControlRequests.abbreviate(request.category))' is not a category; ignored")
+                warnings.append("\(shownKey): '\(ControlRequests.abbreviate(request.category))' is not a category; ignored")
                 continue
+            }
+            // Like a stream override: what is understood applies, the rest is reported.
+            let unknownOptions = StreamPropertyPolicy.parseOptions(request.options.joined(separator: " ")).unknown
+            if !unknownOptions.isEmpty {
+                warnings.append("\(shownKey): unknown options \(unknownOptions.map { "'\(ControlRequests.abbreviate($0))'" }.joined(separator: ", ")); ignored")
+            }
+            if let mode = request.mode, StreamPropertyPolicy.parseMode(mode) == nil {
+                warnings.append("\(shownKey): '\(ControlRequests.abbreviate(mode))' is not a mode; ignored")
             }
             appOverrides[appKey] = request
         }

@@ -44,29 +44,40 @@ public enum OutputDetection {
         sink.props["node.virtual"] == "true"
     }
 
+    /// The output route of the sink's own profile device; a route of the
+    /// card's other sinks (HDMI next to analog) says nothing about this one.
     static func activeOutputRoute(of sink: Graph.Node, in graph: Graph) -> Graph.Route? {
         guard let deviceID = sink.deviceID, let device = graph.devices[deviceID] else { return nil }
-        let profileDevice = sink.props["card.profile.device"].flatMap { Int32($0) }
         let outputs = device.routes.filter { $0.direction == .output }
-        return outputs.first { $0.device == profileDevice } ?? (outputs.count == 1 ? outputs.first : nil)
+        guard let profileDevice = sink.props["card.profile.device"] else {
+            return outputs.count == 1 ? outputs.first : nil
+        }
+        return Int32(profileDevice).flatMap { wanted in outputs.first { $0.device == wanted } }
     }
 
     static func isPrivate(_ sink: Graph.Node, route: Graph.Route?, in graph: Graph) -> Bool {
         let device = sink.deviceID.flatMap { graph.devices[$0] }
+        let propSets = [sink.props, device?.props ?? [:]]
+        // Bluetooth first: its routes say "portable", "hifi", "car"… which
+        // tell nothing about whether the room hears it.
+        if sink.name?.hasPrefix("bluez_output.") == true
+            || propSets.contains(where: { $0["device.bus"] == "bluetooth" || $0["device.api"] == "bluez5" }) {
+            return true
+        }
         // The active route decides for jack-switched ALSA cards: the same sink
-        // is private on the headphone port and public on the speakers.
+        // is private on the headphone port and public on the speakers. Other
+        // port types (analog, line, hdmi…) leave it to the device's form factor.
         if let route {
-            if let portType = route.portType?.lowercased() { return privateFormFactors.contains(portType) }
+            if let portType = route.portType?.lowercased() {
+                if privateFormFactors.contains(portType) { return true }
+                if portType == "speaker" { return false }
+            }
             let name = route.name.lowercased()
             if name.contains("headphone") || name.contains("headset") { return true }
             if name.contains("speaker") { return false }
         }
-        for props in [sink.props, device?.props ?? [:]] {
-            if let formFactor = props["device.form-factor"]?.lowercased(), privateFormFactors.contains(formFactor) {
-                return true
-            }
-            if props["device.bus"] == "bluetooth" || props["device.api"] == "bluez5" { return true }
+        return propSets.contains { props in
+            props["device.form-factor"].map { privateFormFactors.contains($0.lowercased()) } ?? false
         }
-        return sink.name?.hasPrefix("bluez_output.") == true
     }
 }

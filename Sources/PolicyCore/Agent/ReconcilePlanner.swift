@@ -76,14 +76,12 @@ public struct ReconcilePlanner: Sendable {
             let leaveAlone = classifiedStream.map { $0.classification.exempt || $0.classification.category == .audioProcessing } ?? true
             guard let decision = decisions[node.id], !leaveAlone else {
                 // Never ours, or no longer: undo what we did, then forget it.
-                if var state, !state.isNeutral {
-                    state.ramp = nil
-                    if state.held {
-                        actions += relink(node, decision: nil, graph: graph)
-                        state.held = false
+                if var state, !state.isNeutral || !state.confirmed {
+                    actions += restore(&state, node: node, graph: graph, now: now)
+                    if !state.confirmed {
+                        if confirmTimeout.isFinite { tick(state.commandedAt + confirmTimeout) }
+                        applied[node.id] = state
                     }
-                    actions += command(&state, gain: 1, node: node, now: now)
-                    applied[node.id] = state
                 }
                 continue
             }
@@ -93,7 +91,8 @@ public struct ReconcilePlanner: Sendable {
             if decision.hold != nil {
                 // Silence first, then unlink: nothing may leak while WirePlumber relinks.
                 stream.ramp = nil
-                if stream.commandedGain != 0 || observedDiffers(node, from: 0) && stream.confirmed {
+                if stream.commandedGain != 0 || (stream.confirmed && observedDiffers(node, from: 0))
+                    || commandLost(stream, now: now) {
                     actions += command(&stream, gain: 0, node: node, now: now)
                 }
                 for link in graph.links(from: node.id) + graph.links(to: node.id) {
@@ -104,7 +103,9 @@ public struct ReconcilePlanner: Sendable {
                 if stream.held {
                     actions += relink(node, decision: decision, graph: graph)
                     stream.held = false
-                    stream.ramp = GainRamp(from: 0, to: decision.gain, start: now, duration: fadeUp)
+                    if decision.gain >= Self.epsilon {
+                        stream.ramp = GainRamp(from: 0, to: decision.gain, start: now, duration: fadeUp)
+                    }
                 }
                 actions += converge(&stream, to: decision.gain, node: node, isNew: isNew, now: now)
                 if let target = decision.preferredTarget, let serial = graph.nodes[target]?.serial,
@@ -114,8 +115,13 @@ public struct ReconcilePlanner: Sendable {
                 }
             }
             if let ramp = stream.ramp { tick(min(now + step, ramp.start + ramp.duration)) }
-            if !stream.confirmed { tick(stream.commandedAt + confirmTimeout) }
-            if !stream.isNeutral || !stream.confirmed || stream.routedTo != nil { applied[node.id] = stream }
+            if !stream.confirmed && confirmTimeout.isFinite { tick(stream.commandedAt + confirmTimeout) }
+            // Every stream with a known gain is remembered, even at 1: a later
+            // change of decision must fade it, only a stream never seen jumps.
+            if stream.commandedGain != nil || stream.held || stream.ramp != nil || stream.routedTo != nil
+                || !stream.confirmed {
+                applied[node.id] = stream
+            }
         }
         return Plan(actions: actions, applied: applied, nextTick: nextTick)
     }
@@ -137,21 +143,46 @@ public struct ReconcilePlanner: Sendable {
         }
         let current = stream.ramp?.value(at: now) ?? stream.commandedGain ?? node.volume.map(Double.init)
         guard let current else { return [] }  // Props not reported yet: wait
+        if isNew {
+            // Straight to its level: no blip of a stale gain, no audible fade-in.
+            stream.ramp = nil
+            return command(&stream, gain: target, node: node, now: now)
+        }
         if !stream.confirmed, stream.ramp == nil, abs((stream.commandedGain ?? -1) - target) < Self.epsilon {
             // Our last command is still on its way; resend only if it got lost.
-            return now - stream.commandedAt >= confirmTimeout ? command(&stream, gain: target, node: node, now: now) : []
+            return commandLost(stream, now: now) ? command(&stream, gain: target, node: node, now: now) : []
         }
         guard abs(current - target) >= Self.epsilon || observedDiffers(node, from: target) else {
             stream.ramp = nil
-            return []
+            // Known from now on, so that its next change fades.
+            return stream.commandedGain == nil ? command(&stream, gain: target, node: node, now: now) : []
         }
-        let duration = isNew ? 0 : (target < current ? fadeDown : fadeUp)
+        let duration = target < current ? fadeDown : fadeUp
         if duration <= 0 {
             stream.ramp = nil
             return command(&stream, gain: target, node: node, now: now)
         }
         stream.ramp = GainRamp(from: current, to: target, start: now, duration: duration)
         return converge(&stream, to: target, node: node, isNew: false, now: now)
+    }
+
+    /// Our last command was not reported back in time: the daemon lost it.
+    private func commandLost(_ stream: AppliedStream, now: Double) -> Bool {
+        !stream.confirmed && now - stream.commandedAt >= confirmTimeout
+    }
+
+    /// Gives a stream the policy no longer handles back as it was: linked, gain 1.
+    private func restore(_ state: inout AppliedStream, node: Graph.Node, graph: Graph, now: Double) -> [AgentAction] {
+        var actions: [AgentAction] = []
+        state.ramp = nil
+        if state.held {
+            actions += relink(node, decision: nil, graph: graph)
+            state.held = false
+        }
+        if (state.commandedGain ?? 1) != 1 || commandLost(state, now: now) {
+            actions += command(&state, gain: 1, node: node, now: now)
+        }
+        return actions
     }
 
     private func command(_ stream: inout AppliedStream, gain: Double, node: Graph.Node, now: Double) -> [AgentAction] {

@@ -64,10 +64,13 @@ final class AgentScene {
         stream(name).map { client.graph.linkedSinkNames(of: $0.id) } ?? []
     }
 
-    /// The agent's published decision for a stream.
+    /// The agent's published decision for a stream, read through a fresh
+    /// binding: PipeWire 0.3.65 does not forward metadata changes to settled
+    /// listeners while another client is binding the object (a CLI call), so
+    /// a long-lived observer can miss updates.
     func status(_ name: String) -> StreamStatus? {
-        guard let id = stream(name)?.id,
-              let json = client.graph.metadata(named: AgentProtocol.metadataName)?.value(subject: id, key: AgentProtocol.streamKey)
+        guard let id = stream(name)?.id, let reader = try? TestClient(sandbox: sandbox),
+              let json = reader.graph.metadata(named: AgentProtocol.metadataName)?.value(subject: id, key: AgentProtocol.streamKey)
         else { return nil }
         return try? JSONDecoder().decode(StreamStatus.self, from: Data(json.utf8))
     }

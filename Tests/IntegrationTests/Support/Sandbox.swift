@@ -81,6 +81,13 @@ final class Sandbox: @unchecked Sendable {
         return try spawn(arguments + [file])
     }
 
+    /// Restarts PipeWire and WirePlumber at the same socket (after a test
+    /// killed them); true when they are back with their sinks.
+    func restartDaemons() throws -> Bool {
+        try Command.run([Sandbox.repositoryRoot + "/scripts/pw-sandbox", "restart", directory],
+                        environment: environment, timeout: 30).status == 0
+    }
+
     /// The pid of one of the sandbox's daemons ("pipewire", "wireplumber").
     func pid(of name: String) -> Int32? {
         guard let text = try? String(contentsOfFile: directory + "/pids", encoding: .utf8) else { return nil }
