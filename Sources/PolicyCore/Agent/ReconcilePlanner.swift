@@ -9,8 +9,10 @@ public enum AgentAction: Sendable, Equatable {
     case setTarget(stream: UInt32, targetSerial: UInt64)
 }
 
-/// What the agent has done to one stream: the state it must restore and the
-/// state it uses to tell its own changes from everyone else's.
+/// What the agent knows of one stream it manages: the state it must restore
+/// and the state it uses to tell its own changes from everyone else's. A
+/// stream with an entry is known (a change of its gain fades); one without
+/// is new (it goes straight to its gain).
 public struct AppliedStream: Sendable, Equatable, Codable {
     /// `object.serial`: node ids are reused, serials are not.
     public var serial: UInt64?
@@ -24,6 +26,9 @@ public struct AppliedStream: Sendable, Equatable, Codable {
     public var ramp: GainRamp?
     /// We asked WirePlumber to move it there (target.object serial).
     public var routedTo: UInt64?
+    /// The node it was linked to when we held it (its sink, or source for a
+    /// capture stream): where a release puts it back if that still exists.
+    public var heldFrom: UInt32?
 
     public init(serial: UInt64?, commandedGain: Double? = nil, commandedAt: Double = 0, confirmed: Bool = true,
                 held: Bool = false, ramp: GainRamp? = nil, routedTo: UInt64? = nil) {
@@ -76,9 +81,12 @@ public struct ReconcilePlanner: Sendable {
             let leaveAlone = classifiedStream.map { $0.classification.exempt || $0.classification.category == .audioProcessing } ?? true
             guard let decision = decisions[node.id], !leaveAlone else {
                 // Never ours, or no longer: undo what we did, then forget it.
+                // A lost restore is sent once more, not fought over: the
+                // stream is someone else's now.
                 if var state, !state.isNeutral || !state.confirmed {
+                    let retried = commandLost(state, now: now)
                     actions += restore(&state, node: node, graph: graph, now: now)
-                    if !state.confirmed {
+                    if !state.confirmed && !retried {
                         if confirmTimeout.isFinite { tick(state.commandedAt + confirmTimeout) }
                         applied[node.id] = state
                     }
@@ -95,13 +103,18 @@ public struct ReconcilePlanner: Sendable {
                     || commandLost(stream, now: now) {
                     actions += command(&stream, gain: 0, node: node, now: now)
                 }
-                for link in graph.links(from: node.id) + graph.links(to: node.id) {
+                let links = graph.links(from: node.id) + graph.links(to: node.id)
+                if !stream.held, let first = links.first {
+                    stream.heldFrom = first.outputNode == node.id ? first.inputNode : first.outputNode
+                }
+                for link in links {
                     actions.append(.destroyLink(link.id))
                 }
                 stream.held = true
             } else {
                 if stream.held {
-                    actions += relink(node, decision: decision, graph: graph)
+                    actions += relink(node, decision: decision, heldFrom: stream.heldFrom, graph: graph)
+                    stream.heldFrom = nil
                     stream.held = false
                     if decision.gain >= Self.epsilon {
                         stream.ramp = GainRamp(from: 0, to: decision.gain, start: now, duration: fadeUp)
@@ -176,7 +189,8 @@ public struct ReconcilePlanner: Sendable {
         var actions: [AgentAction] = []
         state.ramp = nil
         if state.held {
-            actions += relink(node, decision: nil, graph: graph)
+            actions += relink(node, decision: nil, heldFrom: state.heldFrom, graph: graph)
+            state.heldFrom = nil
             state.held = false
         }
         if (state.commandedGain ?? 1) != 1 || commandLost(state, now: now) {
@@ -199,17 +213,30 @@ public struct ReconcilePlanner: Sendable {
 
     /// Links a released stream back where it belongs: the engine's preferred
     /// target, else the default sink (playback) or source (capture).
-    private func relink(_ node: Graph.Node, decision: StreamDecision?, graph: Graph) -> [AgentAction] {
+    private func relink(_ node: Graph.Node, decision: StreamDecision?, heldFrom: UInt32?, graph: Graph) -> [AgentAction] {
         guard graph.links(from: node.id).isEmpty && graph.links(to: node.id).isEmpty else { return [] }
         let target: UInt32?
         if let preferred = decision?.preferredTarget, graph.nodes[preferred] != nil {
             target = preferred
+        } else if let heldFrom, graph.nodes[heldFrom] != nil {
+            target = heldFrom  // back where it played (a route-lost stream's node is gone)
+        } else if let own = ownTarget(of: node, in: graph) {
+            target = own
         } else if node.streamDirection == .capture {
             target = OutputDetection.defaultInput(in: graph)
         } else {
             target = OutputDetection.defaultOutput(in: graph)
         }
         return target.map { [.link(stream: node.id, to: $0)] } ?? []
+    }
+
+    /// The target the stream asked for itself (`target.object`/`node.target`
+    /// as a node name or serial, in its props or in the default metadata).
+    private func ownTarget(of node: Graph.Node, in graph: Graph) -> UInt32? {
+        let requested = graph.metadata(named: "default")?.value(subject: node.id, key: "target.object")
+            ?? node.props["target.object"] ?? node.props["node.target"]
+        guard let requested, !requested.isEmpty, requested != "-1" else { return nil }
+        return graph.nodes.values.first { $0.id != node.id && ($0.name == requested || $0.serial.map(String.init) == requested) }?.id
     }
 
     /// Confirms commands the daemon has reported back. Call before `plan`.

@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+import PolicyCore
+
+@Suite struct AgentJournalTests {
+    /// A fresh directory under the system's temporary directory, removed by the caller.
+    static func temporaryDirectory() throws -> String {
+        let path = FileManager.default.temporaryDirectory
+            .appendingPathComponent("pw-policy-journal-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    static var sample: AgentJournal {
+        var journal = AgentJournal()
+        journal.silentMode = true
+        journal.appOverrides["firefox"] = AppOverrideRequest(category: "ambient", options: ["duck-others"],
+                                                             mode: "spoken-audio", persist: true)
+        journal.applied[10] = AppliedStream(serial: 5010, commandedGain: 0.2, commandedAt: 12.5, confirmed: false,
+                                            held: false, ramp: GainRamp(from: 1, to: 0.2, start: 12, duration: 0.25))
+        journal.applied[11] = AppliedStream(serial: 5011, commandedGain: 0, held: true, routedTo: 1002)
+        journal.memory = EngineMemory(
+            sessions: [SessionKey("mpv:playback"): .init(activeSince: 3, lastActive: 9, category: .playback,
+                                                         options: [.duckOthers], appName: "mpv",
+                                                         interruption: .init(by: SessionKey("phone:call"), resumable: true),
+                                                         ducked: 0.2)],
+            streams: [10: .init(lastOutput: 2, lastOutputPrivate: true, lastOutputName: "headphones", routeLost: true)],
+            held: [11: .routeLost], outputs: [1: "speakers", 2: "headphones"], privateOutputs: [2],
+            defaultOutput: 1, silenced: [SessionKey("beep:system-sound")], time: 42)
+        return journal
+    }
+
+    @Test func saveLoadRoundTrip() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/nested/pw-policy/state.json"
+        try Self.sample.save(to: path)
+        let loaded = try AgentJournal.load(from: path)
+        #expect(loaded == Self.sample)
+        #expect(loaded != AgentJournal(), "the sample is not the empty journal")
+    }
+
+    @Test func savedFileIsValidJSONAndReplacedWhole() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/state.json"
+        try Self.sample.save(to: path)
+        var smaller = AgentJournal()
+        smaller.silentMode = false
+        try smaller.save(to: path)
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+        #expect(object?["silentMode"] as? Bool == false)
+        #expect(try AgentJournal.load(from: path) == smaller)
+        // Written through a temporary file and renamed: nothing else is left behind.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["state.json"])
+    }
+
+    @Test func missingFileLoadsNil() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        #expect(try AgentJournal.load(from: directory + "/absent.json") == nil)
+    }
+
+    @Test(arguments: ["", "{", "not json at all", "[]", #"{"version":"one"}"#, "\u{0}\u{1}\u{2}",
+                      #"{"version":1,"silentMode":"yes"}"#])
+    func corruptFileThrows(_ content: String) throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/state.json"
+        try Data(content.utf8).write(to: URL(fileURLWithPath: path))
+        #expect(throws: (any Error).self) { try AgentJournal.load(from: path) }
+    }
+
+    @Test func saveIntoAnUnwritablePlaceThrows() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // A file where the directory should be.
+        try Data("x".utf8).write(to: URL(fileURLWithPath: directory + "/blocker"))
+        #expect(throws: (any Error).self) { try AgentJournal().save(to: directory + "/blocker/state.json") }
+    }
+
+    @Test(arguments: [
+        (["XDG_STATE_HOME": "/x/state", "HOME": "/home/u"], "/x/state/pw-policy/state.json"),
+        (["HOME": "/home/u"], "/home/u/.local/state/pw-policy/state.json"),
+        (["XDG_STATE_HOME": "", "HOME": "/home/u"], "/home/u/.local/state/pw-policy/state.json"),
+        // The XDG spec: a relative path is invalid and ignored.
+        (["XDG_STATE_HOME": "relative/state", "HOME": "/home/u"], "/home/u/.local/state/pw-policy/state.json"),
+        ([:], "/tmp/.local/state/pw-policy/state.json"),
+        (["HOME": ""], "/tmp/.local/state/pw-policy/state.json"),
+    ])
+    func path(_ environment: [String: String], _ expected: String) {
+        #expect(AgentJournal.path(environment: environment) == expected)
+    }
+}

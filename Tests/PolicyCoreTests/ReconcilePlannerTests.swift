@@ -1,0 +1,516 @@
+import Testing
+@testable import PolicyCore
+
+/// Runs the planner the way the agent does: confirm what the daemon reported,
+/// plan, then let a stand-in daemon apply the actions to the graph.
+struct PlannerHarness {
+    static let settings = Settings(duckLevel: 0.2, fadeDownMs: 200, fadeUpMs: 400, debounceMs: 300,
+                                   defaultCategory: .playback, defaultOptions: [.mixWithOthers])
+    var planner = ReconcilePlanner(settings: settings, step: 0.025, confirmTimeout: 1.0)
+    var graph = Graph()
+    var classified: [UInt32: ClassifiedStream] = [:]
+    var applied: [UInt32: AppliedStream] = [:]
+    var now = 100.0
+    var nextLinkID: UInt32 = 700
+
+    /// Speakers (id 1, the default sink), headphones (id 2), a mic (id 3),
+    /// and playback stream 10 linked to the speakers by link 50.
+    static func standard() -> PlannerHarness {
+        var harness = PlannerHarness()
+        harness.graph.addSink(1, name: "speakers")
+        harness.graph.addSink(2, name: "headphones", props: ["device.form-factor": "headphones"])
+        harness.graph.addSource(3, name: "mic")
+        harness.graph.setDefaults(sink: "speakers", source: "mic")
+        harness.addStream(10)
+        harness.graph.addLink(50, from: 10, to: 1)
+        return harness
+    }
+
+    mutating func addStream(_ id: UInt32, direction: StreamDirection = .playback, volume: Float? = 1,
+                            category: Category = .playback, exempt: Bool = false) {
+        graph.addStream(id, direction: direction, volume: volume)
+        classified[id] = testClassified(id, category: category, direction: direction, exempt: exempt, app: "app\(id)")
+    }
+
+    /// One reconcile at `now`; the daemon applies the actions when `daemonApplies`.
+    @discardableResult
+    mutating func run(_ decisions: [UInt32: StreamDecision], daemonApplies: Bool = true) -> ReconcilePlanner.Plan {
+        ReconcilePlanner.confirm(&applied, graph: graph)
+        let plan = planner.plan(graph: graph, decisions: decisions, classified: classified, applied: applied, now: now)
+        applied = plan.applied
+        if daemonApplies { apply(plan.actions) }
+        return plan
+    }
+
+    /// What the daemon (and WirePlumber) would do with the actions.
+    mutating func apply(_ actions: [AgentAction]) {
+        for action in actions {
+            switch action {
+            case .setGain(let node, let gain): graph.nodes[node]?.volume = Float(gain)
+            case .destroyLink(let id): graph.links[id] = nil
+            case .link(let stream, let target):
+                if graph.nodes[stream]?.streamDirection == .capture {
+                    graph.addLink(nextLinkID, from: target, to: stream)
+                } else {
+                    graph.addLink(nextLinkID, from: stream, to: target)
+                }
+                nextLinkID += 1
+            case .setTarget: break
+            }
+        }
+    }
+
+    struct Step { var time: Double; var actions: [AgentAction] }
+
+    /// Reconciles at each `nextTick` until the planner wants no more ticks.
+    @discardableResult
+    mutating func runUntilIdle(_ decisions: [UInt32: StreamDecision], maxSteps: Int = 500) -> [Step] {
+        var steps: [Step] = []
+        for _ in 0..<maxSteps {
+            let plan = run(decisions)
+            steps.append(Step(time: now, actions: plan.actions))
+            guard let next = plan.nextTick else { return steps }
+            #expect(next > now, "the next tick must be in the future")
+            now = max(next, now + 1e-6)
+        }
+        Issue.record("the planner never settled")
+        return steps
+    }
+
+    func volume(_ id: UInt32) -> Double? { graph.nodes[id]?.volume.map(Double.init) }
+}
+
+func gains(_ steps: [PlannerHarness.Step], of node: UInt32) -> [(time: Double, gain: Double)] {
+    steps.flatMap { step in
+        step.actions.compactMap { action -> (time: Double, gain: Double)? in
+            if case .setGain(node, let gain) = action { return (step.time, gain) }
+            return nil
+        }
+    }
+}
+
+func destroyedLinks(_ actions: [AgentAction]) -> [UInt32] {
+    actions.compactMap { if case .destroyLink(let id) = $0 { id } else { nil } }
+}
+
+func gain(_ value: Double) -> StreamDecision { StreamDecision(gain: value) }
+
+func hold() -> StreamDecision {
+    StreamDecision(gain: 0, hold: .interrupted(by: SessionKey("phone:play-and-record"), app: "Phone", resumable: true))
+}
+
+@Suite struct ReconcilePlannerTests {
+    // MARK: new streams
+
+    @Test(arguments: [(Float(1), 0.2), (1, 0), (0.2, 1), (0.35, 0.2), (0, 1)])
+    func newStreamJumpsToItsTarget(_ reported: Float, _ target: Double) {
+        var harness = PlannerHarness.standard()
+        harness.graph.nodes[10]?.volume = reported
+        let plan = harness.run([10: gain(target)])
+        #expect(plan.actions == [.setGain(node: 10, gain: target)])
+        #expect(plan.applied[10]?.ramp == nil, "no fade for a new stream")
+        #expect(plan.applied[10]?.commandedGain == target)
+        #expect(plan.nextTick == 101, "only the confirmation check")
+    }
+
+    @Test func newStreamWaitsForItsPropsVolume() {
+        var harness = PlannerHarness.standard()
+        harness.graph.nodes[10]?.volume = nil
+        let waiting = harness.run([10: gain(0.2)])
+        #expect(waiting.actions.isEmpty)
+        // Still new when the volume arrives: a jump, not a fade.
+        harness.graph.nodes[10]?.volume = 1
+        harness.now += 0.1
+        #expect(harness.run([10: gain(0.2)]).actions == [.setGain(node: 10, gain: 0.2)])
+    }
+
+    @Test func streamAtItsTargetIsIdle() {
+        var harness = PlannerHarness.standard()
+        harness.addStream(11, volume: 0.2)
+        for _ in 0..<3 {
+            let plan = harness.run([10: gain(1), 11: gain(0.2)])
+            #expect(plan.actions.isEmpty)
+            #expect(plan.nextTick == nil)
+            harness.now += 5
+        }
+    }
+
+    // MARK: fades
+
+    struct FadeCase: CustomTestStringConvertible, Sendable {
+        var from: Double
+        var to: Double
+        /// fadeDown for a decrease, fadeUp for an increase.
+        var duration: Double
+        var testDescription: String { "\(from) → \(to)" }
+    }
+
+    @Test(arguments: [
+        FadeCase(from: 1, to: 0.2, duration: 0.2),
+        FadeCase(from: 1, to: 0, duration: 0.2),
+        FadeCase(from: 0.2, to: 1, duration: 0.4),
+        FadeCase(from: 0.2, to: 0.5, duration: 0.4),
+    ])
+    func changeOfDecisionFades(_ example: FadeCase) throws {
+        var harness = PlannerHarness.standard()
+        harness.graph.nodes[10]?.volume = Float(example.from)
+        // Known stream: seen once at its first decision.
+        harness.runUntilIdle([10: gain(example.from)])
+        harness.now = 200
+        let steps = harness.runUntilIdle([10: gain(example.to)])
+        let commanded = gains(steps, of: 10)
+
+        let last = try #require(commanded.last)
+        #expect(abs(last.gain - example.to) < 1e-9)
+        #expect(abs(harness.volume(10)! - example.to) < 1e-6)
+        // Many small steps, each one way, none jumping straight to the target.
+        let expectedSteps = Int((example.duration / harness.planner.step).rounded())
+        #expect(commanded.count >= expectedSteps - 1 && commanded.count <= expectedSteps + 1,
+                "\(commanded.count) steps for \(expectedSteps)")
+        let values = [example.from] + commanded.map(\.gain)
+        for (earlier, later) in zip(values, values.dropFirst()) {
+            if example.to > example.from { #expect(later > earlier) } else { #expect(later < earlier) }
+            #expect(abs(later - earlier) <= abs(example.to - example.from) * harness.planner.step / example.duration + 1e-6)
+        }
+        // Fade down uses fadeDown, fade up uses fadeUp (simulated time).
+        #expect(abs(last.time - (200 + example.duration)) < 1e-6)
+        #expect(commanded.allSatisfy { $0.time <= 200 + example.duration + 1e-9 })
+        // Done: nothing more to do and no tick.
+        let after = harness.run([10: gain(example.to)])
+        #expect(after.actions.isEmpty && after.nextTick == nil)
+    }
+
+    @Test func nextTickIsSetWhileFadingAndNilWhenDone() {
+        var harness = PlannerHarness.standard()
+        harness.run([10: gain(1)])
+        let first = harness.run([10: gain(0.2)])
+        #expect(first.nextTick == 100 + harness.planner.step)
+        #expect(first.applied[10]?.ramp != nil)
+        var ticks: [Double?] = [first.nextTick]
+        while let next = ticks.last!, ticks.count < 100 {
+            harness.now = next
+            ticks.append(harness.run([10: gain(0.2)]).nextTick)
+        }
+        #expect(ticks.last! == nil)
+        #expect(harness.applied[10]?.ramp == nil)
+        #expect(ticks.count > 5)
+    }
+
+    @Test func fadeReversesMidwayFromWhereItIs() throws {
+        var harness = PlannerHarness.standard()
+        harness.run([10: gain(1)])
+        harness.run([10: gain(0.2)])
+        for _ in 0..<4 {
+            harness.now += harness.planner.step
+            harness.run([10: gain(0.2)])
+        }
+        let midway = try #require(harness.volume(10))
+        #expect(midway < 1 && midway > 0.2)
+        let back = harness.runUntilIdle([10: gain(1)])
+        let commanded = gains(back, of: 10).map(\.gain)
+        #expect(commanded.first! >= midway - 1e-6, "no jump down before going up")
+        #expect(zip(commanded, commanded.dropFirst()).allSatisfy { $0 < $1 })
+        #expect(commanded.last == 1)
+    }
+
+    @Test func zeroFadeDurationStepsAtOnce() {
+        var harness = PlannerHarness.standard()
+        harness.planner = ReconcilePlanner(
+            settings: Settings(duckLevel: 0.2, fadeDownMs: 0, fadeUpMs: 0, debounceMs: 0,
+                               defaultCategory: .playback, defaultOptions: []))
+        harness.run([10: gain(1)])
+        let plan = harness.run([10: gain(0.2)])
+        #expect(plan.actions == [.setGain(node: 10, gain: 0.2)])
+        #expect(plan.applied[10]?.ramp == nil)
+    }
+
+    // MARK: holds
+
+    @Test func holdSilencesThenUnlinksEveryLink() throws {
+        var harness = PlannerHarness.standard()
+        harness.graph.addLink(51, from: 10, to: 2)
+        harness.graph.addLink(49, from: 3, to: 10)
+        harness.graph.addLink(60, from: 3, to: 1)  // not ours to touch
+        harness.run([10: gain(1)])
+        let plan = harness.run([10: hold()])
+        #expect(plan.actions.first == .setGain(node: 10, gain: 0), "silence before any unlink")
+        #expect(destroyedLinks(plan.actions).sorted() == [49, 50, 51])
+        #expect(plan.actions.count == 4)
+        #expect(plan.applied[10]?.held == true)
+        #expect(harness.graph.links.keys.sorted() == [60])
+    }
+
+    @Test func holdOfANewStreamSilencesFirstToo() {
+        var harness = PlannerHarness.standard()
+        let plan = harness.run([10: hold()])
+        #expect(plan.actions == [.setGain(node: 10, gain: 0), .destroyLink(50)])
+    }
+
+    @Test func heldStreamStaysUnlinkedAndQuiet() {
+        var harness = PlannerHarness.standard()
+        harness.run([10: hold()])
+        harness.now += 0.5
+        #expect(harness.run([10: hold()]).actions.isEmpty)
+        // WirePlumber relinks it (the default sink changed): unlinked again, no gain change.
+        harness.graph.addLink(77, from: 10, to: 2)
+        harness.now += 0.5
+        let plan = harness.run([10: hold()])
+        #expect(plan.actions == [.destroyLink(77)])
+        #expect(plan.nextTick == nil)
+    }
+
+    @Test func holdDuringAFadeStopsTheFade() {
+        var harness = PlannerHarness.standard()
+        harness.run([10: gain(1)])
+        harness.run([10: gain(0.2)])
+        harness.now += harness.planner.step
+        harness.run([10: gain(0.2)])
+        harness.now += harness.planner.step
+        let plan = harness.run([10: hold()])
+        #expect(plan.actions.first == .setGain(node: 10, gain: 0))
+        #expect(plan.applied[10]?.ramp == nil)
+    }
+
+    @Test func unconfirmedSilenceOfAHoldIsResent() {
+        var harness = PlannerHarness.standard()
+        harness.run([10: gain(1)])
+        #expect(harness.run([10: hold()], daemonApplies: false).actions.first == .setGain(node: 10, gain: 0))
+        harness.graph.links[50] = nil
+        harness.now += 0.5
+        #expect(harness.run([10: hold()], daemonApplies: false).actions.isEmpty)
+        harness.now += 0.5
+        #expect(harness.run([10: hold()], daemonApplies: false).actions == [.setGain(node: 10, gain: 0)])
+    }
+
+    // MARK: release
+
+    @Test func releaseRelinksToTheDefaultSinkThenFadesUp() throws {
+        var harness = PlannerHarness.standard()
+        harness.run([10: gain(1)])
+        harness.run([10: hold()])
+        #expect(harness.graph.links(from: 10).isEmpty)
+        harness.now = 200
+        let steps = harness.runUntilIdle([10: gain(1)])
+        #expect(steps.first?.actions.first == .link(stream: 10, to: 1))
+        #expect(steps.flatMap(\.actions).filter { if case .link = $0 { true } else { false } }.count == 1)
+        let commanded = gains(steps, of: 10)
+        #expect(commanded.count > 5)
+        #expect(commanded.first!.gain < 0.2, "starts from silence")
+        #expect(zip(commanded, commanded.dropFirst()).allSatisfy { $0.gain < $1.gain })
+        #expect(commanded.last?.gain == 1)
+        #expect(abs(commanded.last!.time - (200 + 0.4)) < 1e-6, "fades up over fadeUp")
+        #expect(harness.applied[10]?.held == false)
+        #expect(harness.graph.links(from: 10).map(\.inputNode) == [1])
+    }
+
+    @Test func releaseLinksToThePreferredTarget() {
+        var harness = PlannerHarness.standard()
+        harness.run([10: hold()])
+        let plan = harness.run([10: StreamDecision(gain: 1, preferredTarget: 2)])
+        #expect(plan.actions.first == .link(stream: 10, to: 2))
+    }
+
+    @Test func releaseOfACaptureStreamLinksTheDefaultSource() {
+        var harness = PlannerHarness.standard()
+        harness.addStream(20, direction: .capture, category: .record)
+        harness.graph.addLink(51, from: 3, to: 20)
+        harness.run([10: gain(1), 20: gain(1)])
+        #expect(harness.run([10: gain(1), 20: hold()]).actions == [.setGain(node: 20, gain: 0), .destroyLink(51)])
+        let plan = harness.run([10: gain(1), 20: gain(1)])
+        #expect(plan.actions.first == .link(stream: 20, to: 3))
+        #expect(harness.graph.links(to: 20).map(\.outputNode) == [3])
+    }
+
+    @Test func releaseOfAStreamAlreadyRelinkedDoesNotLinkAgain() {
+        var harness = PlannerHarness.standard()
+        harness.run([10: hold()])
+        harness.graph.addLink(78, from: 10, to: 1)
+        let plan = harness.run([10: gain(1)])
+        #expect(!plan.actions.contains { if case .link = $0 { true } else { false } })
+        #expect(plan.applied[10]?.held == false)
+    }
+
+    // MARK: someone else's changes and confirmation
+
+    @Test func externalVolumeChangeIsCorrectedAtOnce() {
+        var harness = PlannerHarness.standard()
+        harness.run([10: gain(0.2)])
+        harness.now += 0.1
+        #expect(harness.run([10: gain(0.2)]).actions.isEmpty)  // confirmed now
+        #expect(harness.applied[10]?.confirmed == true)
+        harness.graph.nodes[10]?.volume = 1  // restore-stream puts back a stale value
+        harness.now += 0.1
+        let plan = harness.run([10: gain(0.2)])
+        #expect(plan.actions == [.setGain(node: 10, gain: 0.2)])
+        #expect(plan.applied[10]?.ramp == nil)
+    }
+
+    @Test func externalChangeOnAnUntouchedStreamIsCorrected() {
+        var harness = PlannerHarness.standard()
+        harness.run([10: gain(1)])
+        harness.graph.nodes[10]?.volume = 0.3
+        harness.now += 0.1
+        #expect(harness.run([10: gain(1)]).actions == [.setGain(node: 10, gain: 1)])
+    }
+
+    @Test func unconfirmedCommandIsResentOnlyAfterTheTimeout() {
+        var harness = PlannerHarness.standard()
+        #expect(harness.run([10: gain(0.2)], daemonApplies: false).actions == [.setGain(node: 10, gain: 0.2)])
+        for wait in [0.1, 0.5, 0.99] {
+            harness.now = 100 + wait
+            let plan = harness.run([10: gain(0.2)], daemonApplies: false)
+            #expect(plan.actions.isEmpty, "resent after \(wait)s")
+            #expect(plan.nextTick == 101)
+        }
+        harness.now = 101
+        let resent = harness.run([10: gain(0.2)], daemonApplies: false)
+        #expect(resent.actions == [.setGain(node: 10, gain: 0.2)])
+        #expect(resent.nextTick == 102)
+    }
+
+    @Test func infiniteConfirmTimeoutNeverTicks() {
+        var harness = PlannerHarness.standard()
+        harness.planner = ReconcilePlanner(settings: PlannerHarness.settings, confirmTimeout: .infinity)
+        let plan = harness.run([10: gain(0.2)], daemonApplies: false)
+        #expect(plan.actions == [.setGain(node: 10, gain: 0.2)])
+        #expect(plan.nextTick == nil)
+    }
+
+    @Test func confirmMatchesOnlyTheCommandedGain() {
+        var applied: [UInt32: AppliedStream] = [10: AppliedStream(serial: 5010, commandedGain: 0.2, confirmed: false),
+                                                11: AppliedStream(serial: 5011, commandedGain: 0.5, confirmed: false)]
+        var graph = Graph()
+        graph.addStream(10, volume: 0.2)
+        graph.addStream(11, volume: 0.6)
+        ReconcilePlanner.confirm(&applied, graph: graph)
+        #expect(applied[10]?.confirmed == true)
+        #expect(applied[11]?.confirmed == false)
+    }
+
+    // MARK: streams the policy leaves alone
+
+    static let leftAlone: [(Category, Bool)] = [(.playback, true), (.audioProcessing, false), (.audioProcessing, true)]
+
+    @Test(arguments: leftAlone)
+    func exemptOrProcessingStreamsAreNeverTouched(_ category: Category, _ exempt: Bool) {
+        var harness = PlannerHarness.standard()
+        harness.addStream(11, volume: 0.5, category: category, exempt: exempt)
+        let plan = harness.run([10: gain(1), 11: hold()])
+        #expect(plan.actions.isEmpty)
+        #expect(plan.applied[11] == nil)
+    }
+
+    @Test(arguments: leftAlone)
+    func streamsWeTouchedAreRestoredWhenLeftAlone(_ category: Category, _ exempt: Bool) {
+        var harness = PlannerHarness.standard()
+        harness.run([10: hold()])
+        #expect(harness.applied[10]?.held == true)
+        // The user marks it exempt (or it turns out to be processing).
+        harness.classified[10] = testClassified(10, category: category, exempt: exempt)
+        let plan = harness.run([10: hold()])
+        #expect(plan.actions.count == 2)
+        #expect(plan.actions.contains(.link(stream: 10, to: 1)))
+        #expect(plan.actions.contains(.setGain(node: 10, gain: 1)))
+        #expect(harness.volume(10) == 1)
+        harness.now += 0.1
+        let after = harness.run([10: hold()])
+        #expect(after.actions.isEmpty && after.nextTick == nil)
+        #expect(after.applied[10] == nil, "forgotten once restored")
+    }
+
+    @Test func streamWithoutDecisionIsRestored() {
+        var harness = PlannerHarness.standard()
+        harness.run([10: gain(0.2)])
+        let plan = harness.run([:])
+        #expect(plan.actions == [.setGain(node: 10, gain: 1)])
+    }
+
+    @Test func unconfirmedRestoreIsResent() {
+        var harness = PlannerHarness.standard()
+        harness.run([10: gain(0.2)])
+        harness.classified[10] = testClassified(10, exempt: true)
+        #expect(harness.run([10: gain(0.2)], daemonApplies: false).actions == [.setGain(node: 10, gain: 1)])
+        harness.now += 1
+        #expect(harness.run([10: gain(0.2)], daemonApplies: false).actions == [.setGain(node: 10, gain: 1)])
+        // Once: then it is someone else's stream, not fought over.
+        harness.now += 1
+        let after = harness.run([10: gain(0.2)], daemonApplies: false)
+        #expect(after.actions.isEmpty && after.applied.isEmpty && after.nextTick == nil)
+    }
+
+    // MARK: identity
+
+    @Test func reusedIDWithANewSerialIsANewStream() {
+        var harness = PlannerHarness.standard()
+        harness.run([10: hold()])
+        // Stream 10 goes, another takes its id (serials are never reused).
+        harness.graph.nodes[10] = nil
+        harness.graph.addStream(10, serial: 9999, volume: 1)
+        harness.graph.addLink(51, from: 10, to: 1)
+        harness.now += 1
+        let untouched = harness.run([10: gain(1)])
+        #expect(untouched.actions.isEmpty, "not relinked, not faded: it was never held")
+        #expect(untouched.applied[10]?.serial == 9999)
+
+        harness.graph.nodes[10] = nil
+        harness.graph.addStream(10, serial: 10_000, volume: 1)
+        harness.now += 1
+        let jumped = harness.run([10: gain(0.2)])
+        #expect(jumped.actions == [.setGain(node: 10, gain: 0.2)], "a new stream jumps")
+    }
+
+    @Test func vanishedStreamsAreForgotten() {
+        var harness = PlannerHarness.standard()
+        harness.run([10: gain(0.2)])
+        harness.graph.nodes[10] = nil
+        harness.graph.links[50] = nil
+        let plan = harness.run([10: gain(0.2)])
+        #expect(plan.applied.isEmpty && plan.actions.isEmpty && plan.nextTick == nil)
+    }
+
+    // MARK: routing
+
+    @Test func preferredTargetIsAskedOnce() {
+        var harness = PlannerHarness.standard()
+        let decision = StreamDecision(gain: 1, preferredTarget: 2)
+        let plan = harness.run([10: decision])
+        #expect(plan.actions == [.setTarget(stream: 10, targetSerial: 1002)])
+        harness.now += 1
+        #expect(harness.run([10: decision]).actions.isEmpty)
+    }
+
+    @Test func preferredTargetAlreadyLinkedIsNotAsked() {
+        var harness = PlannerHarness.standard()
+        let plan = harness.run([10: StreamDecision(gain: 1, preferredTarget: 1)])
+        #expect(plan.actions.isEmpty)
+    }
+
+    // MARK: determinism
+
+    @Test func planIsDeterministic() {
+        func build(reversed: Bool) -> PlannerHarness {
+            var harness = PlannerHarness()
+            harness.graph.addSink(1, name: "speakers")
+            harness.graph.setDefaults(sink: "speakers")
+            let ids: [UInt32] = Array(10..<40)
+            for id in reversed ? ids.reversed() : ids {
+                harness.addStream(id, volume: id % 3 == 0 ? 0.2 : 1)
+                harness.graph.addLink(id + 100, from: id, to: 1)
+                harness.graph.addLink(id + 200, from: id, to: 1)
+            }
+            return harness
+        }
+        let decisions = Dictionary(uniqueKeysWithValues: (UInt32(10)..<40).map { id in
+            (id, id % 4 == 0 ? hold() : gain(id % 2 == 0 ? 0.2 : 1))
+        })
+        var first = build(reversed: false)
+        var second = build(reversed: true)
+        for _ in 0..<3 {
+            let a = first.run(decisions)
+            let b = second.run(decisions)
+            #expect(a == b)
+            first.now += 0.05
+            second.now += 0.05
+        }
+    }
+}

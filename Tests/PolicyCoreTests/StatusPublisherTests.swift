@@ -1,0 +1,197 @@
+import Foundation
+import Testing
+@testable import PolicyCore
+
+@Suite struct StatusPublisherTests {
+    static let phone = SessionKey("phone:play-and-record")
+    static let radio = SessionKey("radio:playback")
+    /// Memory that knows the phone's app name but not the radio's.
+    static let memory = EngineMemory(sessions: [phone: .init(activeSince: 1, lastActive: 2, appName: "Phone")])
+
+    static func graph() -> Graph {
+        var graph = Graph()
+        graph.addSink(1, name: "speakers", props: ["node.description": "Built-in Speakers"])
+        graph.addSink(2, name: "bluez_output.aa")
+        graph.addSink(3, name: "filter", props: ["node.virtual": "true"])
+        graph.addStream(10)
+        graph.addLink(50, from: 10, to: 1)
+        graph.addStream(11, state: .idle)
+        graph.setDefaults(sink: "speakers")
+        return graph
+    }
+
+    // MARK: stream status
+
+    @Test func streamStatusFields() {
+        let graph = Self.graph()
+        let classified = testClassified(10, category: .soloAmbient, app: "Player", options: [.duckOthers, .mixWithOthers],
+                                        warnings: ["from the classifier"])
+        let decision = StreamDecision(gain: 0.2, duckedBy: [Self.phone, Self.radio], explanation: ["ducked by Phone"])
+        let status = StatusPublisher.streamStatus(node: graph.nodes[10]!, classified: classified, decision: decision,
+                                                  graph: graph, memory: Self.memory, extraWarnings: ["override broken"])
+        #expect(status.id == 10)
+        #expect(status.app == "Player" && status.appKey == "app:Player" && status.session == "Player:solo-ambient")
+        #expect(status.direction == "playback" && status.state == "running")
+        #expect(status.category == "solo-ambient")
+        #expect(status.options == ["mix-with-others", "duck-others"], "in the options' declared order")
+        #expect(status.mode == "default" && !status.exempt && status.source == "rule" && status.reason == "test rule")
+        #expect(status.warnings == ["from the classifier", "override broken"])
+        #expect(status.gain == 0.2 && status.hold == nil && !status.silenced)
+        #expect(status.duckedBy == [StreamStatus.Ducker(session: Self.phone.rawValue, app: "Phone"),
+                                    StreamStatus.Ducker(session: Self.radio.rawValue, app: Self.radio.rawValue)])
+        #expect(status.output == "speakers")
+        #expect(status.explanation == ["ducked by Phone"])
+    }
+
+    @Test func streamStatusWithoutDecisionIsUntouched() {
+        let graph = Self.graph()
+        let status = StatusPublisher.streamStatus(node: graph.nodes[11]!, classified: testClassified(11), decision: nil,
+                                                  graph: graph, memory: .empty, extraWarnings: [])
+        #expect(status.gain == 1 && status.hold == nil && status.duckedBy.isEmpty && !status.silenced)
+        #expect(status.output == nil && status.state == "idle")
+    }
+
+    @Test(arguments: [
+        (HoldReason.interrupted(by: phone, app: "Phone", resumable: true),
+         StreamStatus.Hold(kind: "interrupted", by: phone.rawValue, byApp: "Phone", resumable: true)),
+        (.interrupted(by: phone, app: "Phone", resumable: false),
+         StreamStatus.Hold(kind: "interrupted", by: phone.rawValue, byApp: "Phone", resumable: false)),
+        (.waiting(for: radio, app: "Radio"),
+         StreamStatus.Hold(kind: "waiting", by: radio.rawValue, byApp: "Radio", resumable: true)),
+        (.routeLost(output: "headphones"),
+         StreamStatus.Hold(kind: "route-lost", resumable: false, output: "headphones")),
+    ])
+    func holdKinds(_ reason: HoldReason, _ expected: StreamStatus.Hold) {
+        let graph = Self.graph()
+        let status = StatusPublisher.streamStatus(node: graph.nodes[10]!, classified: testClassified(10),
+                                                  decision: StreamDecision(gain: 0, hold: reason), graph: graph,
+                                                  memory: Self.memory, extraWarnings: [])
+        #expect(status.hold == expected)
+        #expect(status.hold?.kind == reason.kind.rawValue)
+        #expect(status.gain == 0)
+    }
+
+    @Test func silencedStatus() {
+        let graph = Self.graph()
+        let status = StatusPublisher.streamStatus(node: graph.nodes[10]!, classified: testClassified(10),
+                                                  decision: StreamDecision(gain: 0, silenced: true), graph: graph,
+                                                  memory: .empty, extraWarnings: [])
+        #expect(status.silenced && status.gain == 0 && status.hold == nil)
+    }
+
+    // MARK: outputs
+
+    @Test func outputsStatus() {
+        let outputs = StatusPublisher.outputs(graph: Self.graph())
+        #expect(outputs == [
+            OutputStatus(id: 1, name: "speakers", description: "Built-in Speakers", isPrivate: false, isAvailable: true,
+                         isDefault: true),
+            OutputStatus(id: 2, name: "bluez_output.aa", description: "bluez_output.aa", isPrivate: true,
+                         isAvailable: true, isDefault: false),
+        ])
+    }
+
+    // MARK: events
+
+    struct EventCase: CustomTestStringConvertible, Sendable {
+        var event: PolicyEvent
+        var type: String
+        /// Words the text must hold.
+        var words: [String]
+        var session: String?
+        var by: String?
+        var stream: UInt32?
+        var shouldResume: Bool?
+        var level: Double?
+        var reason: String?
+        var testDescription: String { type }
+    }
+
+    static let eventCases: [EventCase] = [
+        EventCase(event: .interruptionBegan(session: radio, by: phone, resumable: true), type: "interruption-began",
+                  words: ["\"\(radio.rawValue)\"", "interrupted", "\"Phone\"", "resumes"],
+                  session: radio.rawValue, by: phone.rawValue, shouldResume: true),
+        EventCase(event: .interruptionBegan(session: radio, by: phone, resumable: false), type: "interruption-began",
+                  words: ["interrupted", "\"Phone\""], session: radio.rawValue, by: phone.rawValue, shouldResume: false),
+        EventCase(event: .interruptionEnded(session: phone, shouldResume: true), type: "interruption-ended",
+                  words: ["\"Phone\"", "ended", "true"], session: phone.rawValue, shouldResume: true),
+        EventCase(event: .duckBegan(session: radio, by: phone, level: 0.2), type: "duck-began",
+                  words: ["ducked", "\"Phone\"", "0.2"], session: radio.rawValue, by: phone.rawValue, level: 0.2),
+        EventCase(event: .duckEnded(session: radio), type: "duck-ended", words: ["no longer ducked"],
+                  session: radio.rawValue),
+        EventCase(event: .silenced(session: phone), type: "silenced", words: ["\"Phone\" silenced"],
+                  session: phone.rawValue),
+        EventCase(event: .unsilenced(session: phone), type: "unsilenced", words: ["\"Phone\" no longer silenced"],
+                  session: phone.rawValue),
+        EventCase(event: .routeChanged(reason: .oldDeviceUnavailable, output: "headphones"), type: "route-changed",
+                  words: ["old-device-unavailable", "headphones"], reason: "old-device-unavailable"),
+        EventCase(event: .routeChanged(reason: .newDeviceAvailable, output: "usb"), type: "route-changed",
+                  words: ["new-device-available", "usb"], reason: "new-device-available"),
+        EventCase(event: .heldForRoute(stream: 10, output: "headphones"), type: "held-for-route",
+                  words: ["stream 10", "held", "\"headphones\""], stream: 10, reason: "old-device-unavailable"),
+        EventCase(event: .resumed(stream: 12), type: "resumed", words: ["stream 12", "resumed"], stream: 12),
+    ]
+
+    @Test(arguments: eventCases)
+    func eventRecord(_ example: EventCase) {
+        let record = StatusPublisher.record(example.event, seq: 7, memory: Self.memory)
+        #expect(record.seq == 7)
+        #expect(record.type == example.type)
+        for word in example.words { #expect(record.text.contains(word), "\(record.text) lacks \(word)") }
+        #expect(!record.text.contains("\n"))
+        #expect(record.session == example.session)
+        #expect(record.by == example.by)
+        #expect(record.stream == example.stream)
+        #expect(record.shouldResume == example.shouldResume)
+        #expect(record.level == example.level)
+        #expect(record.reason == example.reason)
+    }
+
+    @Test func everyEventTypeIsDocumented() {
+        let documented: Set<String> = ["stream-classified", "interruption-began", "interruption-ended", "duck-began",
+                                       "duck-ended", "silenced", "unsilenced", "route-changed", "held-for-route",
+                                       "resumed", "silent-mode", "config-reloaded", "config-rejected"]
+        let types = Set(Self.eventCases.map { StatusPublisher.record($0.event, seq: 0, memory: .empty).type })
+        #expect(types.isSubset(of: documented))
+        #expect(types.count == 9)
+    }
+
+    // MARK: JSON
+
+    @Test func jsonIsSortedAndCompact() {
+        struct Unordered: Encodable { var zebra = 1; var apple = "a/b"; var mango: [Int] = [2, 1] }
+        #expect(StatusPublisher.json(Unordered()) == #"{"apple":"a/b","mango":[2,1],"zebra":1}"#)
+    }
+
+    @Test func jsonIsStableAndRoundTrips() throws {
+        let graph = Self.graph()
+        let status = StatusPublisher.streamStatus(
+            node: graph.nodes[10]!, classified: testClassified(10), graph: graph,
+            decision: StreamDecision(gain: 0, hold: .routeLost(output: "headphones")), memory: Self.memory)
+        let first = StatusPublisher.json(status)
+        #expect(first == StatusPublisher.json(status))
+        #expect(try JSONDecoder().decode(StreamStatus.self, from: Data(first.utf8)) == status)
+        // Keys in sorted order, at every level.
+        let keys = ["\"app\"", "\"appKey\"", "\"category\"", "\"direction\"", "\"duckedBy\"", "\"exempt\"",
+                    "\"explanation\"", "\"gain\"", "\"hold\"", "\"id\"", "\"mode\"", "\"options\"", "\"reason\"",
+                    "\"session\"", "\"silenced\"", "\"source\"", "\"state\"", "\"warnings\""]
+        let positions = keys.map { first.range(of: $0 + ":")?.lowerBound }
+        #expect(positions.allSatisfy { $0 != nil })
+        #expect(positions.compactMap { $0 } == positions.compactMap { $0 }.sorted())
+        #expect(first.contains(#""hold":{"kind":"route-lost","output":"headphones","resumable":false}"#))
+    }
+
+    @Test func eventJSONLeavesOutMissingFields() {
+        let record = StatusPublisher.record(.resumed(stream: 3), seq: 1, memory: .empty)
+        #expect(StatusPublisher.json(record) == #"{"seq":1,"stream":3,"text":"stream 3 resumed by the user","type":"resumed"}"#)
+    }
+}
+
+private extension StatusPublisher {
+    /// The call with arguments in reading order, for the tests above.
+    static func streamStatus(node: Graph.Node, classified: ClassifiedStream, graph: Graph, decision: StreamDecision,
+                             memory: EngineMemory) -> StreamStatus {
+        streamStatus(node: node, classified: classified, decision: decision, graph: graph, memory: memory,
+                     extraWarnings: [])
+    }
+}
