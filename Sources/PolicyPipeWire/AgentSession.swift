@@ -15,7 +15,8 @@ final class AgentSession {
     private var lastNodeOverrides: [UInt32: ClassificationOverride] = [:]
     private var published: [UInt32: String] = [:]
     private var publishedGlobal: [String: String] = [:]
-    private var seenStreams: [UInt32: UInt64?] = [:]
+    /// What each stream was last reported as (serial and classification).
+    private var seenStreams: [UInt32: String] = [:]
     private var lastWarnings: [String] = []
     private(set) var isReady = false
 
@@ -152,16 +153,20 @@ final class AgentSession {
                                  value: StatusPublisher.json(record))
     }
 
+    /// Reports streams when first seen and whenever their classification
+    /// changes (the registry's first props lack what info brings later, such
+    /// as policy.* properties, so a stream may be reclassified at once).
     private func reportNewStreams(_ classified: [UInt32: ClassifiedStream], graph: Graph) {
-        var current: [UInt32: UInt64?] = [:]
+        var current: [UInt32: String] = [:]
         for (id, stream) in classified.sorted(by: { $0.key < $1.key }) {
-            let serial = graph.nodes[id]?.serial
-            current[id] = serial
-            guard seenStreams[id] == nil || seenStreams[id]! != serial else { continue }
             let classification = stream.classification
-            let options = classification.options.isEmpty ? "" : " [" + classification.options.sorted().map(\.rawValue).joined(separator: ", ") + "]"
+            let options = classification.options.sorted().map(\.rawValue)
+            let signature = "\(graph.nodes[id]?.serial ?? 0) \(classification.category) \(options) \(classification.mode) \(classification.exempt)"
+            current[id] = signature
+            guard seenStreams[id] != signature else { continue }
+            let shownOptions = options.isEmpty ? "" : " [" + options.joined(separator: ", ") + "]"
             emit(EventRecord(seq: 0, type: "stream-classified",
-                             text: "stream \(id) \"\(stream.appName)\": \(classification.category.rawValue)\(options) — \(classification.reason)",
+                             text: "stream \(id) \"\(stream.appName)\": \(classification.category.rawValue)\(shownOptions) — \(classification.reason)",
                              session: stream.session.rawValue, stream: id, reason: classification.source.rawValue))
             for warning in classification.warnings { log.warning("stream \(id) \"\(stream.appName)\": \(warning)") }
         }
@@ -226,18 +231,9 @@ final class AgentSession {
         guard connection.isConnected, isReady else { return }
         var journal = context.journal
         let graph = mirror.graph
-        var restoring: [AgentAction] = []
-        for (id, applied) in journal.applied.sorted(by: { $0.key < $1.key }) {
-            guard let node = graph.nodes[id], node.serial == applied.serial else { continue }
-            if applied.held && graph.links(from: id).isEmpty && graph.links(to: id).isEmpty {
-                let target = node.streamDirection == .capture ? OutputDetection.defaultInput(in: graph)
-                                                              : OutputDetection.defaultOutput(in: graph)
-                if let target { restoring.append(.link(stream: id, to: target)) }
-            }
-            if (node.volume.map(Double.init) ?? 1) != 1 || applied.commandedGain != 1 {
-                restoring.append(.setGain(node: id, gain: 1))
-            }
-            if applied.routedTo != nil, let defaultMetadata = graph.metadata(named: "default")?.id {
+        let restoring = context.planner.restoreAll(graph: graph, applied: journal.applied, now: MonotonicClock.now)
+        for (id, applied) in journal.applied where applied.routedTo != nil {
+            if let defaultMetadata = graph.metadata(named: "default")?.id {
                 try? actions.setMetadata(defaultMetadata, subject: id, key: "target.object", type: nil, value: nil)
             }
         }

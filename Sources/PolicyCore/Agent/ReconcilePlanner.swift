@@ -185,6 +185,17 @@ public struct ReconcilePlanner: Sendable {
     }
 
     /// Gives a stream the policy no longer handles back as it was: linked, gain 1.
+    /// Everything needed to leave every stream as it would be without us:
+    /// gains back to 1, held streams linked where they played. For shutdown.
+    public func restoreAll(graph: Graph, applied: [UInt32: AppliedStream], now: Double) -> [AgentAction] {
+        applied.sorted { $0.key < $1.key }.flatMap { id, state -> [AgentAction] in
+            guard let node = graph.nodes[id], node.serial == state.serial else { return [] }
+            var state = state
+            state.confirmed = true  // restate even what is in flight
+            return restore(&state, node: node, graph: graph, now: now)
+        }
+    }
+
     private func restore(_ state: inout AppliedStream, node: Graph.Node, graph: Graph, now: Double) -> [AgentAction] {
         var actions: [AgentAction] = []
         state.ramp = nil
