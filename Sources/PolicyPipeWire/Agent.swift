@@ -112,8 +112,20 @@ public final class Agent {
         let files = context.config.files.isEmpty ? "built-in defaults" : context.config.files.joined(separator: ", ")
         log.notice("pw-policy \(context.options.version) running\(context.options.dryRun ? " (dry run: changing nothing)" : ""); config: \(files)")
         loop.run()
+        tearDown()
         return .ok
     }
+
+    /// Everything on the loop goes before the loop itself.
+    private func tearDown() {
+        session = nil
+        connection = nil
+        watcher = nil
+        signals = []
+        reconnectTimer = nil
+    }
+
+    deinit { tearDown() }
 
     private func connect() throws(ConnectionError) {
         let connection = try Connection(loop: loop, remote: context.options.remote, applicationName: "pw-policy")

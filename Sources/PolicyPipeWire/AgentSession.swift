@@ -229,6 +229,10 @@ final class AgentSession {
     /// our target.object requests removed. Returns once the daemon has it.
     func restoreAll() {
         guard connection.isConnected, isReady else { return }
+        // No more reconciling: it would take back what we restore.
+        isReady = false
+        reconcileTimer.cancel()
+        tickTimer.cancel()
         var journal = context.journal
         let graph = mirror.graph
         let restoring = context.planner.restoreAll(graph: graph, applied: journal.applied, now: MonotonicClock.now)

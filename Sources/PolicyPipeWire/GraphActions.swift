@@ -69,9 +69,15 @@ public final class GraphActions {
         createdLinks.removeAll { $0.output == output }
     }
 
-    /// Destroys a link, whoever created it.
+    /// Links we asked the daemon to destroy that the mirror still shows.
+    private var destroying: Set<UInt32> = []
+
+    /// Destroys a link, whoever created it (once: a request still in flight
+    /// is not repeated).
     public func destroy(link: UInt32) throws(ActionError) {
+        destroying = destroying.filter { mirror.graph.links[$0] != nil }
         guard mirror.graph.links[link] != nil else { throw .noSuchObject(link) }
+        guard destroying.insert(link).inserted else { return }
         createdLinks.removeAll { $0.boundID == link }
         let result = cpw_registry_destroy(mirror.registry, link)
         if result < 0 { throw .failed("destroying link \(link)", code: result) }
