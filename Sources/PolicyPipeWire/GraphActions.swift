@@ -70,14 +70,19 @@ public final class GraphActions {
     }
 
     /// Links we asked the daemon to destroy that the mirror still shows.
-    private var destroying: Set<UInt32> = []
+    /// (An id can be reused: the endpoints tell a new link from the old one.)
+    private var destroying: [UInt32: [UInt32]] = [:]
 
     /// Destroys a link, whoever created it (once: a request still in flight
     /// is not repeated).
     public func destroy(link: UInt32) throws(ActionError) {
-        destroying = destroying.filter { mirror.graph.links[$0] != nil }
-        guard mirror.graph.links[link] != nil else { throw .noSuchObject(link) }
-        guard destroying.insert(link).inserted else { return }
+        func endpoints(_ id: UInt32) -> [UInt32]? {
+            mirror.graph.links[id].map { [$0.outputNode, $0.outputPort, $0.inputNode, $0.inputPort] }
+        }
+        destroying = destroying.filter { endpoints($0.key) == $0.value }
+        guard let current = endpoints(link) else { throw .noSuchObject(link) }
+        guard destroying[link] == nil else { return }
+        destroying[link] = current
         createdLinks.removeAll { $0.boundID == link }
         let result = cpw_registry_destroy(mirror.registry, link)
         if result < 0 { throw .failed("destroying link \(link)", code: result) }
