@@ -496,7 +496,7 @@ struct CLIWithFakeAgentTests {
 
 // MARK: - against the real agent
 
-@Suite(.serialized, .disabled("needs pw-policy run"))
+@Suite(.serialized)
 struct CLIWithAgentTests {
     let sandbox: Sandbox
     let tone: String
