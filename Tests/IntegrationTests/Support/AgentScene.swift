@@ -13,19 +13,25 @@ final class AgentScene {
     private(set) var agent: Command.Background?
     let agentLog: String
 
-    init(pulse: Bool = false, toneSeconds: Double = 30) throws {
+    /// Added to the agent's environment (e.g. PW_POLICY_CONFIG_DIR).
+    let agentEnvironment: [String: String]
+
+    init(pulse: Bool = false, toneSeconds: Double = 30, agentEnvironment: [String: String] = [:],
+         agentArguments: [String] = []) throws {
+        self.agentEnvironment = agentEnvironment
         sandbox = try Sandbox(pulse: pulse)
         tone = sandbox.path("tone.wav")
         try Audio.writeTone(to: tone, seconds: toneSeconds)
         agentLog = sandbox.path("agent.log")
         client = try TestClient(sandbox: sandbox)
-        try startAgent()
+        try startAgent(extra: agentArguments)
     }
 
     /// Starts the agent and waits until it publishes its status.
     func startAgent(extra: [String] = []) throws {
         let agent = try Command.Background([CLI.binary, "run", "-r", sandbox.remote, "--log-level", "debug"] + extra,
-                                           environment: sandbox.environment, stdout: agentLog + ".out", stderr: agentLog)
+                                           environment: sandbox.environment.merging(agentEnvironment) { $1 },
+                                           stdout: agentLog + ".out", stderr: agentLog)
         self.agent = agent
         let ready = client.wait(timeout: 10) { graph in
             graph.metadata(named: AgentProtocol.metadataName)?.value(subject: 0, key: AgentProtocol.agentKey)
