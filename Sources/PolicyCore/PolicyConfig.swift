@@ -7,7 +7,7 @@ public struct PolicyConfig: Sendable, Equatable {
     public var categories: [Category: CategoryTraits]
     /// The interaction matrix, as ordered rules: the first that matches a pair wins.
     public var interactions: [InteractionRule]
-    /// Classification rules, in order: the first that matches a stream wins.
+    /// Classification rules, in order: all that match a stream apply, later ones overriding.
     public var rules: [ClassificationRule]
 
     public init(settings: Settings, categories: [Category: CategoryTraits],

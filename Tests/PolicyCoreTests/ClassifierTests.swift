@@ -105,14 +105,21 @@ func classifyStream(_ props: [String: String], client: [String: String] = [:], d
 
     // MARK: config rules
 
-    @Test func firstMatchingRuleWins() throws {
+    /// All matching rules apply in order; a later one overrides what an earlier
+    /// one set (so a drop-in, merged after the shipped file, has the last word).
+    @Test func laterMatchingRulesOverrideEarlierOnes() throws {
         let config = classifierTestConfig(rules: [
-            ClassificationRule(matches: [["application.name": .regex("^Fire")]], actions: RuleActions(category: .ambient)),
+            ClassificationRule(matches: [["application.name": .regex("^Fire")]],
+                               actions: RuleActions(category: .ambient, options: [.mixWithOthers])),
             ClassificationRule(matches: [["application.name": .equals("Firefox")]], actions: RuleActions(category: .record)),
+            ClassificationRule(matches: [["application.name": .equals("Chromium")]], actions: RuleActions(category: .playback)),
         ])
         let result = try classifyStream(["application.name": "Firefox"], config: config)
-        #expect(result.category == .ambient)
-        #expect(result.reason == #"rule #1 (application.name = "Firefox") → ambient"#)
+        #expect(result.category == .record)
+        #expect(result.options == [.mixWithOthers], "an option set by an earlier rule and not overridden stays")
+        #expect(result.reason.hasPrefix(#"rule #2 (application.name = "Firefox") → record"#), "\(result.reason)")
+        let other = try classifyStream(["application.name": "Firefighter"], config: config)
+        #expect(other.category == .ambient)
     }
 
     @Test func rulesSeeClientPropsUnderNodeProps() throws {

@@ -33,7 +33,7 @@ public struct Classifier: Sendable {
     /// `overrideScope` names what the override in `facts` was set on, for the reason.
     public func classify(_ facts: StreamFacts, overrideScope: OverrideScope?) -> Classification {
         let streamPolicy = StreamPropertyPolicy(nodeProps: facts.nodeProps)
-        let matched = firstMatchingRule(facts.mergedProps)
+        let matched = matchingRules(facts.mergedProps)
 
         var steps: [Step] = []
         if let override = facts.override {
@@ -46,10 +46,9 @@ public struct Classifier: Sendable {
                               options: streamPolicy.options, mode: streamPolicy.mode,
                               label: "\(streamPolicy.evidence.joined(separator: ", ")) (set by the app)"))
         }
-        if let (rule, label) = matched {
-            let actions = rule.rule.actions
-            steps.append(Step(source: .rule, category: actions.category, options: actions.options,
-                              mode: actions.mode, label: label))
+        if let merged = matched.merged {
+            steps.append(Step(source: .rule, category: merged.category, options: merged.options,
+                              mode: merged.mode, label: matched.label(for: \.category) ?? matched.labels.joined(separator: " + ")))
         }
         if !steps.contains(where: { $0.category != nil }) {
             steps.append(fallback(facts))
@@ -57,12 +56,12 @@ public struct Classifier: Sendable {
 
         var classification = compose(steps)
         classification.warnings = streamPolicy.warnings
-        if let (rule, label) = matched {
-            if rule.rule.actions.exempt == true {
+        if let merged = matched.merged {
+            if merged.exempt == true, let label = matched.label(for: \.exempt) {
                 classification.exempt = true
                 classification.reason += "; \(label) exempts it from the policy"
             }
-            if let target = rule.rule.actions.preferTarget {
+            if let target = merged.preferTarget, let label = matched.label(for: \.preferTarget) {
                 classification.preferredTarget = target
                 classification.reason += "; \(label) prefers the output matching \(Self.describe(target.matches))"
             }
@@ -84,14 +83,42 @@ public struct Classifier: Sendable {
         var fixedReason: String? = nil
     }
 
-    private func firstMatchingRule(_ props: [String: String]) -> (CompiledRule, String)? {
+    /// Every rule that matches, in order. As in WirePlumber, all of their
+    /// actions apply and a later rule overrides what an earlier one set, so a
+    /// user's drop-in (merged after the shipped file) has the last word.
+    private struct MatchedRules {
+        var rules: [(rule: CompiledRule, label: String)] = []
+        var labels: [String] { rules.map(\.label) }
+
+        var merged: RuleActions? {
+            guard !rules.isEmpty else { return nil }
+            var actions = RuleActions()
+            for (rule, _) in rules {
+                let next = rule.rule.actions
+                if let category = next.category { actions.category = category }
+                if let options = next.options { actions.options = options }
+                if let mode = next.mode { actions.mode = mode }
+                if let exempt = next.exempt { actions.exempt = exempt }
+                if let target = next.preferTarget { actions.preferTarget = target }
+            }
+            return actions
+        }
+
+        /// The label of the last matching rule that set `field`.
+        func label<T>(for field: KeyPath<RuleActions, T?>) -> String? {
+            rules.last { $0.rule.rule.actions[keyPath: field] != nil }?.label
+        }
+    }
+
+    private func matchingRules(_ props: [String: String]) -> MatchedRules {
+        var matched = MatchedRules()
         for rule in rules {
             guard let match = rule.matcher.describeMatch(props) else { continue }
             let origin = rule.rule.origin.isEmpty ? "" : " at \(rule.rule.origin)"
             let condition = match.isEmpty ? "matches any stream" : match
-            return (rule, "rule #\(rule.number)\(origin) (\(condition))")
+            matched.rules.append((rule, "rule #\(rule.number)\(origin) (\(condition))"))
         }
-        return nil
+        return matched
     }
 
     /// Built-in inference, or the default when it finds nothing or is off.
