@@ -90,9 +90,9 @@ struct RandomScenario: Sendable, CustomStringConvertible {
                                 Gen.int(in: 1...4)).map { category, mask, spoken, captures, output in
         SessionSpec(index: 0, category: category,
                     options: Set(PolicyOption.allCases.enumerated().filter { mask & (1 << $0.offset) != 0 }.map(\.element)),
-                    // Calls are never spoken-audio content: with rule 14 of the default
-                    // matrix, an `interrupt-spoken-audio` session would interrupt such a call.
-                    mode: spoken && category != .playAndRecord ? .spokenAudio : .default,
+                    // Any category may be spoken audio, calls included: rule 14 only
+                    // pauses ambient, solo-ambient and playback sessions.
+                    mode: spoken ? .spokenAudio : .default,
                     captures: captures, output: UInt32(output))
     }
 

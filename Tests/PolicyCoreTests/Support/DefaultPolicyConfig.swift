@@ -48,7 +48,8 @@ enum DefaultPolicyConfig {
         // 13
         rule(any, category(.systemSound), .mix, "notification sounds mix on the desktop"),
         // 14
-        rule(SessionSelector(mode: .spokenAudio), SessionSelector(options: [.interruptSpokenAudio]),
+        rule(SessionSelector(categories: [.ambient, .soloAmbient, .playback], mode: .spokenAudio),
+             SessionSelector(options: [.interruptSpokenAudio]),
              .interrupt(resumable: true), "spoken audio pauses rather than ducks"),
         // 15, 16
         rule(any, SessionSelector(options: [.duckOthers]), .duck(level: nil), "the incoming session asked to duck others"),
