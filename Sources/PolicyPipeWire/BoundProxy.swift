@@ -144,10 +144,7 @@ final class MetadataObserver: BoundProxy {
         table.property = { data, subject, key, type, value in
             guard let data else { return 0 }
             let me = Unmanaged<MetadataObserver>.fromOpaque(data).takeUnretainedValue()
-            me.mirror.metadataProperty(id: me.id, subject: subject,
-                                       key: key.map { String(cString: $0) },
-                                       type: type.map { String(cString: $0) },
-                                       value: value.map { String(cString: $0) })
+            me.mirror.metadataProperty(id: me.id, MetadataChange(subject: subject, key: key, type: type, value: value))
             return 0
         }
         let tableRef = EventsTable(table)
@@ -159,6 +156,23 @@ final class MetadataObserver: BoundProxy {
     /// Sets `key` for `subject`; a nil value removes the key.
     func set(subject: UInt32, key: String, type: String?, value: String?) -> Int32 {
         cpw_metadata_set_property(proxy, subject, key, type, value)
+    }
+}
+
+/// One metadata `property` event, copied out of the C strings of the callback.
+struct MetadataChange {
+    var subject: UInt32
+    /// nil: every key of the subject is removed.
+    var key: String?
+    var type: String?
+    /// nil: the key is removed.
+    var value: String?
+
+    init(subject: UInt32, key: UnsafePointer<CChar>?, type: UnsafePointer<CChar>?, value: UnsafePointer<CChar>?) {
+        self.subject = subject
+        self.key = key.map { String(cString: $0) }
+        self.type = type.map { String(cString: $0) }
+        self.value = value.map { String(cString: $0) }
     }
 }
 

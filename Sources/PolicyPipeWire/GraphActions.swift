@@ -150,10 +150,7 @@ private final class ExportedMetadata {
         table.property = { data, subject, key, type, value in
             guard let data else { return 0 }
             let me = Unmanaged<ExportedMetadata>.fromOpaque(data).takeUnretainedValue()
-            me.mirror.ownMetadataProperty(name: me.name, subject: subject,
-                                          key: key.map { String(cString: $0) },
-                                          type: type.map { String(cString: $0) },
-                                          value: value.map { String(cString: $0) })
+            me.mirror.ownMetadataProperty(name: me.name, MetadataChange(subject: subject, key: key, type: type, value: value))
             return 0
         }
         let tableRef = EventsTable(table)

@@ -172,9 +172,9 @@ public final class GraphMirror {
         if store(&graph.links[id], link) { changed() }
     }
 
-    func metadataProperty(id: UInt32, subject: UInt32, key: String?, type: String?, value: String?) {
+    func metadataProperty(id: UInt32, _ change: MetadataChange) {
         guard var metadata = graph.metadata[id] else { return }
-        Self.apply(to: &metadata.entries, subject: subject, key: key, type: type, value: value)
+        Self.apply(change, to: &metadata.entries)
         if store(&graph.metadata[id], metadata) { changed() }
     }
 
@@ -184,21 +184,21 @@ public final class GraphMirror {
         if ownMetadata[name] == nil { ownMetadata[name] = [:] }
     }
 
-    func ownMetadataProperty(name: String, subject: UInt32, key: String?, type: String?, value: String?) {
-        Self.apply(to: &ownMetadata[name, default: [:]], subject: subject, key: key, type: type, value: value)
+    func ownMetadataProperty(name: String, _ change: MetadataChange) {
+        Self.apply(change, to: &ownMetadata[name, default: [:]])
         if let id = graph.metadata(named: name)?.id {
-            metadataProperty(id: id, subject: subject, key: key, type: type, value: value)
+            metadataProperty(id: id, change)
         }
     }
 
-    private static func apply(to entries: inout [UInt32: [String: Graph.MetadataEntry]], subject: UInt32,
-                              key: String?, type: String?, value: String?) {
-        guard let key else {
+    private static func apply(_ change: MetadataChange, to entries: inout [UInt32: [String: Graph.MetadataEntry]]) {
+        let subject = change.subject
+        guard let key = change.key else {
             entries[subject] = nil  // a NULL key clears every key of the subject
             return
         }
-        if let value {
-            entries[subject, default: [:]][key] = Graph.MetadataEntry(subject: subject, key: key, type: type, value: value)
+        if let value = change.value {
+            entries[subject, default: [:]][key] = Graph.MetadataEntry(subject: subject, key: key, type: change.type, value: value)
         } else {
             entries[subject]?[key] = nil
             if entries[subject]?.isEmpty == true { entries[subject] = nil }
