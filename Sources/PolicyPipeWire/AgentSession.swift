@@ -88,6 +88,7 @@ final class AgentSession {
             emit(StatusPublisher.record(event, seq: 0, memory: decision.memory))
         }
         clearHandledResumes(controls.resumeRequests)
+        clearEntriesOfVanishedNodes(graph)
         publish(graph: graph, classified: classified, decision: decision, controls: controls)
 
         let wakeups = [plan.nextTick, decision.nextWakeup].compactMap { $0 }
@@ -183,6 +184,17 @@ final class AgentSession {
         guard let metadata = ownMetadataID else { return }
         for stream in requests.sorted() {
             try? actions.setMetadata(metadata, subject: stream, key: AgentProtocol.resumeKey, type: nil, value: nil)
+        }
+    }
+
+    /// Requests left for nodes that are gone would otherwise apply to the
+    /// next node that gets the same id.
+    private func clearEntriesOfVanishedNodes(_ graph: Graph) {
+        guard let metadata = graph.metadata(named: AgentProtocol.metadataName) else { return }
+        for (subject, entries) in metadata.entries where subject != 0 && graph.nodes[subject] == nil {
+            for key in entries.keys.sorted() where key != AgentProtocol.streamKey {
+                try? actions.setMetadata(metadata.id, subject: subject, key: key, type: nil, value: nil)
+            }
         }
     }
 

@@ -103,6 +103,9 @@ struct AgentSafetyTests {
         #expect(fresh.wait { _ in status()?.warnings.contains { $0.contains("not a category") } == true },
                 "\(String(describing: status()))")
         #expect(status()?.category == "ambient", "the previous category was lost")
+        // A request for a node that does not exist is removed, not left for
+        // the next node that gets that id.
+        #expect(fresh.wait { $0.metadata(named: AgentProtocol.metadataName)?.entries[4242] == nil })
         #expect(scene.agent?.isRunning == true, "the agent died:\n\(scene.log)")
         #expect(scene.log.contains("is not true or false"))
     }
