@@ -94,17 +94,21 @@ public final class Agent {
     }
 
     public func run() -> ExitStatus {
+        // Before connecting: a signal source blocks its signal in this thread
+        // only, and the context's data-loop thread, started by connect(),
+        // inherits the mask. Were it started first, it would take SIGTERM
+        // with the default action and the agent would die without restoring.
+        signals = [
+            loop.onSignal(SIGTERM) { [unowned self] in self.shutDown("SIGTERM") },
+            loop.onSignal(SIGINT) { [unowned self] in self.shutDown("SIGINT") },
+            loop.onSignal(SIGHUP) { [unowned self] in self.reloadConfig(reason: "SIGHUP") },
+        ]
         do {
             try connect()
         } catch {
             log.error("\(error)")
             return .unavailable
         }
-        signals = [
-            loop.onSignal(SIGTERM) { [unowned self] in self.shutDown("SIGTERM") },
-            loop.onSignal(SIGINT) { [unowned self] in self.shutDown("SIGINT") },
-            loop.onSignal(SIGHUP) { [unowned self] in self.reloadConfig(reason: "SIGHUP") },
-        ]
         reconnectTimer = loop.makeTimer { [unowned self] in self.reconnect() }
         watcher = ConfigWatcher(loop: loop, directories: loader.watchedDirectories) { [unowned self] in
             self.reloadConfig(reason: "a config file changed")
