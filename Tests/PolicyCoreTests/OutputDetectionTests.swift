@@ -161,6 +161,41 @@ import Testing
         #expect(OutputDetection.defaultOutput(in: graph) == 1)
     }
 
+    @Test func aSinkWithoutInputPortsIsUnavailable() {
+        var graph = Graph()
+        graph.addSink(1, name: "speakers")
+        graph.addSink(2, name: "headphones", props: ["device.form-factor": "headphones"])
+        #expect(OutputDetection.outputs(in: graph).map(\.isAvailable) == [true, true])
+        // The daemon destroys a sink's links and ports first and its node later.
+        graph.ports[20] = nil
+        #expect(OutputDetection.outputs(in: graph).map(\.isAvailable) == [true, false])
+    }
+
+    /// WirePlumber relinks a stream to the speakers between the headphones
+    /// sink losing its ports and its node going away: still an unplug.
+    @Test func aStreamMovedOffADyingHeadphonesSinkIsHeld() {
+        var graph = Graph()
+        graph.addSink(1, name: "speakers")
+        graph.addSink(2, name: "headphones", props: ["device.form-factor": "headphones"])
+        graph.addStream(10)
+        graph.addLink(50, from: 10, to: 2)
+        graph.setDefaults(sink: "speakers")
+        let engine = PolicyEngine(config: DefaultPolicyConfig.config)
+        let classified = [UInt32(10): testClassified(10, options: [.mixWithOthers])]
+        func decide(_ graph: Graph, at now: Double, memory: EngineMemory) -> PolicyDecision {
+            engine.decide(EngineInputBuilder.build(graph: graph, classified: classified, now: now, silentMode: false,
+                                                   resumeRequests: []), memory: memory)
+        }
+        let playing = decide(graph, at: 1, memory: .empty)
+        let settled = decide(graph, at: 2, memory: playing.memory)
+        #expect(settled.streams[10]?.hold == nil)
+        graph.links[50] = nil
+        graph.ports[20] = nil
+        graph.addLink(51, from: 10, to: 1)  // WirePlumber's new link, before the node's removal
+        let unplugged = decide(graph, at: 2.01, memory: settled.memory)
+        #expect(unplugged.streams[10]?.hold != nil, "\(String(describing: unplugged.streams[10]))")
+    }
+
     @Test func engineInputTakesOutputsDefaultAndLinkedSink() {
         var graph = Graph()
         graph.addSink(1, name: "speakers")

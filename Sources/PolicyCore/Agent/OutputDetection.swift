@@ -8,11 +8,17 @@ public enum OutputDetection {
     ]
 
     public static func outputs(in graph: Graph) -> [OutputInput] {
-        graph.sinks.filter { !isVirtual($0) }.map { sink in
+        // A sink being destroyed loses its links and ports at once and its
+        // node up to a graph cycle later; WirePlumber moves its streams to
+        // the speakers in between. Without its ports it is already gone: an
+        // unplug, not the stream moving away from a headphones sink.
+        var withInputs = Set<UInt32>()
+        for port in graph.ports.values where port.direction == .input { withInputs.insert(port.nodeID) }
+        return graph.sinks.filter { !isVirtual($0) }.map { sink in
             let route = activeOutputRoute(of: sink, in: graph)
             return OutputInput(id: sink.id, name: sink.name ?? "node \(sink.id)",
                                isPrivate: isPrivate(sink, route: route, in: graph),
-                               isAvailable: route?.available != .no,
+                               isAvailable: route?.available != .no && withInputs.contains(sink.id),
                                props: sink.props)
         }
     }
