@@ -14,6 +14,24 @@ public final class GraphMirror {
     public var onChange: (() -> Void)?
     /// Called once when the initial sync completes.
     public var onInitialSync: (() -> Void)?
+    /// Called for every change, before `onChange`, with the object it
+    /// concerns: for clients that follow single objects (the benchmark's
+    /// observer timestamps them) without comparing whole graphs.
+    public var onObjectChange: ((ObjectChange) -> Void)?
+
+    /// Which object changed, and how.
+    public enum ObjectChange: Sendable, Equatable {
+        /// A global of a mirrored type appeared (it is in `graph` already).
+        case added(UInt32)
+        /// A global went away (it is no longer in `graph`).
+        case removed(UInt32)
+        /// Info of a node, link, client or device (props, state), or a device route.
+        case info(UInt32)
+        /// A node's Props param (volume, channelVolumes, mute).
+        case props(UInt32)
+        /// An entry of a metadata object.
+        case metadata(UInt32, subject: UInt32)
+    }
 
     let registry: OpaquePointer
     private let registryHook = Hook()
@@ -114,7 +132,7 @@ public final class GraphMirror {
         default:
             return
         }
-        changed()
+        changed(.added(id))
     }
 
     private func globalRemoved(id: UInt32) {
@@ -125,7 +143,7 @@ public final class GraphMirror {
         if graph.clients.removeValue(forKey: id) != nil { clientObservers[id] = nil; removed = true }
         if graph.devices.removeValue(forKey: id) != nil { deviceObservers[id] = nil; removed = true }
         if graph.metadata.removeValue(forKey: id) != nil { metadataObservers[id] = nil; removed = true }
-        if removed { changed() }
+        if removed { changed(.removed(id)) }
     }
 
     // MARK: object events
@@ -134,7 +152,7 @@ public final class GraphMirror {
         guard var node = graph.nodes[id] else { return }
         if let props { node.props = props }
         if let state { node.state = state }
-        if store(&graph.nodes[id], node) { changed() }
+        if store(&graph.nodes[id], node) { changed(.info(id)) }
     }
 
     func nodeProps(id: UInt32, volume: Float?, channelVolumes: [Float], mute: Bool?) {
@@ -142,13 +160,13 @@ public final class GraphMirror {
         node.volume = volume
         node.channelVolumes = channelVolumes
         node.mute = mute
-        if store(&graph.nodes[id], node) { changed() }
+        if store(&graph.nodes[id], node) { changed(.props(id)) }
     }
 
     func deviceInfo(id: UInt32, props: [String: String]) {
         guard var device = graph.devices[id] else { return }
         device.props = props
-        if store(&graph.devices[id], device) { changed() }
+        if store(&graph.devices[id], device) { changed(.info(id)) }
     }
 
     func deviceRoute(id: UInt32, route: Graph.Route) {
@@ -157,25 +175,26 @@ public final class GraphMirror {
         device.routes.removeAll { $0.device == route.device && $0.direction == route.direction }
         device.routes.append(route)
         device.routes.sort { ($0.device, $0.index) < ($1.device, $1.index) }
-        if store(&graph.devices[id], device) { changed() }
+        if store(&graph.devices[id], device) { changed(.info(id)) }
     }
 
     func clientInfo(id: UInt32, props: [String: String]) {
         guard var client = graph.clients[id] else { return }
         client.props = props
-        if store(&graph.clients[id], client) { changed() }
+        if store(&graph.clients[id], client) { changed(.info(id)) }
     }
 
     func linkState(id: UInt32, state: Graph.LinkState) {
         guard var link = graph.links[id] else { return }
         link.state = state
-        if store(&graph.links[id], link) { changed() }
+        if store(&graph.links[id], link) { changed(.info(id)) }
     }
 
     func metadataProperty(id: UInt32, _ change: MetadataChange) {
-        guard var metadata = graph.metadata[id] else { return }
-        Self.apply(change, to: &metadata.entries)
-        if store(&graph.metadata[id], metadata) { changed() }
+        guard graph.metadata[id] != nil else { return }
+        // In place: a copy of the entries per event would make publishing
+        // every stream's status quadratic in the number of streams.
+        if Self.apply(change, to: &graph.metadata[id]!.entries) { changed(.metadata(id, subject: change.subject)) }
     }
 
     /// Marks `name` as exported by us: its global is not bound, its entries
@@ -191,18 +210,21 @@ public final class GraphMirror {
         }
     }
 
-    private static func apply(_ change: MetadataChange, to entries: inout [UInt32: [String: Graph.MetadataEntry]]) {
+    /// Applies `change`; true when the entries differ afterwards.
+    @discardableResult
+    private static func apply(_ change: MetadataChange, to entries: inout [UInt32: [String: Graph.MetadataEntry]]) -> Bool {
         let subject = change.subject
         guard let key = change.key else {
-            entries[subject] = nil  // a NULL key clears every key of the subject
-            return
+            // A NULL key clears every key of the subject.
+            return entries.removeValue(forKey: subject) != nil
         }
         if let value = change.value {
-            entries[subject, default: [:]][key] = Graph.MetadataEntry(subject: subject, key: key, type: change.type, value: value)
-        } else {
-            entries[subject]?[key] = nil
-            if entries[subject]?.isEmpty == true { entries[subject] = nil }
+            let entry = Graph.MetadataEntry(subject: subject, key: key, type: change.type, value: value)
+            return entries[subject, default: [:]].updateValue(entry, forKey: key) != entry
         }
+        guard entries[subject]?.removeValue(forKey: key) != nil else { return false }
+        if entries[subject]?.isEmpty == true { entries[subject] = nil }
+        return true
     }
 
     /// Stores `value`; true when it differed. Callers notify after the write
@@ -213,7 +235,8 @@ public final class GraphMirror {
         return true
     }
 
-    private func changed() {
+    private func changed(_ change: ObjectChange) {
+        onObjectChange?(change)
         onChange?()
     }
 
