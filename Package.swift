@@ -41,6 +41,12 @@ let package = Package(
         .testTarget(name: "IntegrationTests", dependencies: ["PolicyCore", "PolicyPipeWire"]),
         // Prints decisions/second of the engine at several graph sizes (not a test).
         .executableTarget(name: "pw-policy-engine-bench", dependencies: ["PolicyCore"], path: "bench/EngineBench"),
+        // Many playback streams and null sinks in one process, driven by stdin (benchmarks, fault tests).
+        .executableTarget(name: "pw-policy-load", dependencies: ["CPipeWire"], path: "bench/Load",
+                          linkerSettings: [.linkedLibrary("pipewire-0.3")]),
+        // Reaction latency, scale, memory and idle CPU of the agent beside WirePlumber (bench/run).
+        .executableTarget(name: "pw-policy-observer", dependencies: ["PolicyCore", "PolicyPipeWire"],
+                          path: "bench/Observer"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,336 @@
+// pw-policy-load: many playback streams and null sinks in ONE process, for
+// benchmarks and fault tests (hundreds of pw-play processes would measure
+// process start-up, not policy). Driven by one command per line on stdin:
+//
+//   play ID [PROPS]      open a playback stream (silence, F32 stereo 48 kHz);
+//                        node.name=pw-policy-load.ID, media.name=ID, and PROPS
+//                        (SPA-JSON object content: media.role=Music target.object=x)
+//   stop ID              destroy that stream
+//   sink NAME [PROPS]    create a stereo null sink NAME (gone when we exit or unsink)
+//   unsink NAME          destroy that sink
+//   sync [TAG]           prints "synced TAG" once the daemon processed everything before
+//   quit                 (end of input also quits)
+//
+// Errors go to stderr as one line each; nothing else is printed.
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <pipewire/pipewire.h>
+#include <spa/param/audio/format-utils.h>
+#include <spa/utils/list.h>
+#include <spa/utils/result.h>
+
+#define RATE 48000
+#define CHANNELS 2
+
+struct load;
+
+struct stream {
+    struct spa_list link;
+    struct load *load;
+    char *id;
+    struct pw_stream *stream;
+    struct spa_hook listener;
+};
+
+struct sink {
+    struct spa_list link;
+    char *name;
+    struct pw_proxy *proxy;
+};
+
+struct pending_sync {
+    struct spa_list link;
+    int seq;
+    char *tag;
+};
+
+struct load {
+    struct pw_main_loop *loop;
+    struct pw_context *context;
+    struct pw_core *core;
+    struct spa_hook core_listener;
+    struct spa_list streams;
+    struct spa_list sinks;
+    struct spa_list syncs;
+    char line[1 << 16];
+    size_t used;
+};
+
+static void on_process(void *data) {
+    struct stream *s = data;
+    struct pw_buffer *b = pw_stream_dequeue_buffer(s->stream);
+    if (b == NULL)
+        return;
+    struct spa_data *d = &b->buffer->datas[0];
+    if (d->data != NULL) {
+        uint32_t stride = sizeof(float) * CHANNELS;
+        uint32_t frames = d->maxsize / stride;
+        if (b->requested > 0 && b->requested < frames)
+            frames = (uint32_t)b->requested;
+        memset(d->data, 0, (size_t)frames * stride);
+        d->chunk->offset = 0;
+        d->chunk->stride = (int32_t)stride;
+        d->chunk->size = frames * stride;
+    }
+    pw_stream_queue_buffer(s->stream, b);
+}
+
+static const struct pw_stream_events stream_events = {
+    PW_VERSION_STREAM_EVENTS,
+    .process = on_process,
+};
+
+static struct stream *find_stream(struct load *load, const char *id) {
+    struct stream *s;
+    spa_list_for_each(s, &load->streams, link)
+        if (strcmp(s->id, id) == 0)
+            return s;
+    return NULL;
+}
+
+static struct sink *find_sink(struct load *load, const char *name) {
+    struct sink *k;
+    spa_list_for_each(k, &load->sinks, link)
+        if (strcmp(k->name, name) == 0)
+            return k;
+    return NULL;
+}
+
+static void destroy_stream(struct stream *s) {
+    spa_list_remove(&s->link);
+    spa_hook_remove(&s->listener);
+    pw_stream_destroy(s->stream);
+    free(s->id);
+    free(s);
+}
+
+static void destroy_sink(struct sink *k) {
+    spa_list_remove(&k->link);
+    pw_proxy_destroy(k->proxy);
+    free(k->name);
+    free(k);
+}
+
+static void play(struct load *load, const char *id, const char *extra) {
+    if (find_stream(load, id) != NULL) {
+        fprintf(stderr, "pw-policy-load: stream %s exists\n", id);
+        return;
+    }
+    char node_name[256];
+    snprintf(node_name, sizeof(node_name), "pw-policy-load.%s", id);
+    struct pw_properties *props = pw_properties_new(
+        PW_KEY_MEDIA_TYPE, "Audio", PW_KEY_MEDIA_CATEGORY, "Playback",
+        PW_KEY_NODE_NAME, node_name, PW_KEY_MEDIA_NAME, id, NULL);
+    if (extra != NULL && *extra != '\0')
+        pw_properties_update_string(props, extra, strlen(extra));
+
+    struct stream *s = calloc(1, sizeof(*s));
+    s->load = load;
+    s->id = strdup(id);
+    s->stream = pw_stream_new(load->core, id, props);
+    if (s->stream == NULL) {
+        fprintf(stderr, "pw-policy-load: cannot create stream %s: %s\n", id, strerror(errno));
+        free(s->id);
+        free(s);
+        return;
+    }
+    pw_stream_add_listener(s->stream, &s->listener, &stream_events, s);
+
+    uint8_t buffer[1024];
+    struct spa_pod_builder builder = SPA_POD_BUILDER_INIT(buffer, sizeof(buffer));
+    const struct spa_pod *params[1];
+    params[0] = spa_format_audio_raw_build(&builder, SPA_PARAM_EnumFormat,
+        &SPA_AUDIO_INFO_RAW_INIT(.format = SPA_AUDIO_FORMAT_F32, .channels = CHANNELS, .rate = RATE,
+                                 .position = { SPA_AUDIO_CHANNEL_FL, SPA_AUDIO_CHANNEL_FR }));
+    int res = pw_stream_connect(s->stream, PW_DIRECTION_OUTPUT, PW_ID_ANY,
+                                PW_STREAM_FLAG_AUTOCONNECT | PW_STREAM_FLAG_MAP_BUFFERS | PW_STREAM_FLAG_RT_PROCESS,
+                                params, 1);
+    if (res < 0) {
+        fprintf(stderr, "pw-policy-load: cannot connect stream %s: %s\n", id, spa_strerror(res));
+        spa_hook_remove(&s->listener);
+        pw_stream_destroy(s->stream);
+        free(s->id);
+        free(s);
+        return;
+    }
+    spa_list_append(&load->streams, &s->link);
+}
+
+static void make_sink(struct load *load, const char *name, const char *extra) {
+    if (find_sink(load, name) != NULL) {
+        fprintf(stderr, "pw-policy-load: sink %s exists\n", name);
+        return;
+    }
+    struct pw_properties *props = pw_properties_new(
+        "factory.name", "support.null-audio-sink", PW_KEY_NODE_NAME, name, PW_KEY_NODE_DESCRIPTION, name,
+        PW_KEY_MEDIA_CLASS, "Audio/Sink", "audio.position", "[ FL FR ]", "audio.rate", "48000",
+        "monitor.channel-volumes", "true", "object.linger", "false", NULL);
+    if (extra != NULL && *extra != '\0')
+        pw_properties_update_string(props, extra, strlen(extra));
+    struct pw_proxy *proxy = pw_core_create_object(load->core, "adapter", PW_TYPE_INTERFACE_Node, PW_VERSION_NODE,
+                                                   &props->dict, 0);
+    pw_properties_free(props);
+    if (proxy == NULL) {
+        fprintf(stderr, "pw-policy-load: cannot create sink %s: %s\n", name, strerror(errno));
+        return;
+    }
+    struct sink *k = calloc(1, sizeof(*k));
+    k->name = strdup(name);
+    k->proxy = proxy;
+    spa_list_append(&load->sinks, &k->link);
+}
+
+static void on_core_done(void *data, uint32_t id, int seq) {
+    struct load *load = data;
+    struct pending_sync *p, *t;
+    if (id != PW_ID_CORE)
+        return;
+    spa_list_for_each_safe(p, t, &load->syncs, link) {
+        if (p->seq != seq)
+            continue;
+        printf("synced %s\n", p->tag);
+        fflush(stdout);
+        spa_list_remove(&p->link);
+        free(p->tag);
+        free(p);
+    }
+}
+
+static void on_core_error(void *data, uint32_t id, int seq, int res, const char *message) {
+    struct load *load = data;
+    fprintf(stderr, "pw-policy-load: error on object %u: %s (%s)\n", id, message ? message : "", spa_strerror(res));
+    if (id == PW_ID_CORE && res == -EPIPE)
+        pw_main_loop_quit(load->loop);
+    (void)seq;
+}
+
+static const struct pw_core_events core_events = {
+    PW_VERSION_CORE_EVENTS,
+    .done = on_core_done,
+    .error = on_core_error,
+};
+
+static void command(struct load *load, char *line) {
+    char *verb = strtok(line, " \t");
+    if (verb == NULL)
+        return;
+    char *name = strtok(NULL, " \t");
+    char *rest = strtok(NULL, "");
+    if (strcmp(verb, "quit") == 0) {
+        pw_main_loop_quit(load->loop);
+    } else if (strcmp(verb, "sync") == 0) {
+        struct pending_sync *p = calloc(1, sizeof(*p));
+        p->tag = strdup(name ? name : "");
+        p->seq = pw_core_sync(load->core, PW_ID_CORE, 0);
+        spa_list_append(&load->syncs, &p->link);
+    } else if (name == NULL) {
+        fprintf(stderr, "pw-policy-load: '%s' needs a name\n", verb);
+    } else if (strcmp(verb, "play") == 0) {
+        play(load, name, rest);
+    } else if (strcmp(verb, "stop") == 0) {
+        struct stream *s = find_stream(load, name);
+        if (s != NULL)
+            destroy_stream(s);
+        else
+            fprintf(stderr, "pw-policy-load: no stream %s\n", name);
+    } else if (strcmp(verb, "sink") == 0) {
+        make_sink(load, name, rest);
+    } else if (strcmp(verb, "unsink") == 0) {
+        struct sink *k = find_sink(load, name);
+        if (k != NULL)
+            destroy_sink(k);
+        else
+            fprintf(stderr, "pw-policy-load: no sink %s\n", name);
+    } else {
+        fprintf(stderr, "pw-policy-load: unknown command '%s'\n", verb);
+    }
+}
+
+static void on_input(void *data, int fd, uint32_t mask) {
+    struct load *load = data;
+    if (mask & SPA_IO_IN) {
+        ssize_t n = read(fd, load->line + load->used, sizeof(load->line) - 1 - load->used);
+        if (n <= 0) {
+            pw_main_loop_quit(load->loop);
+            return;
+        }
+        load->used += (size_t)n;
+        char *start = load->line, *newline;
+        while ((newline = memchr(start, '\n', load->used - (size_t)(start - load->line))) != NULL) {
+            *newline = '\0';
+            command(load, start);
+            start = newline + 1;
+        }
+        load->used -= (size_t)(start - load->line);
+        memmove(load->line, start, load->used);
+        if (load->used == sizeof(load->line) - 1) {
+            fprintf(stderr, "pw-policy-load: line too long; dropped\n");
+            load->used = 0;
+        }
+    } else if (mask & (SPA_IO_HUP | SPA_IO_ERR)) {
+        pw_main_loop_quit(load->loop);
+    }
+}
+
+static void on_signal(void *data, int signal_number) {
+    struct load *load = data;
+    pw_main_loop_quit(load->loop);
+    (void)signal_number;
+}
+
+int main(int argc, char *argv[]) {
+    const char *remote = NULL;
+    for (int i = 1; i < argc; i++) {
+        if ((strcmp(argv[i], "-r") == 0 || strcmp(argv[i], "--remote") == 0) && i + 1 < argc) {
+            remote = argv[++i];
+        } else {
+            fprintf(stderr, "usage: pw-policy-load [-r REMOTE] < commands\n");
+            return 64;
+        }
+    }
+    pw_init(&argc, &argv);
+    struct load load = { 0 };
+    spa_list_init(&load.streams);
+    spa_list_init(&load.sinks);
+    spa_list_init(&load.syncs);
+    load.loop = pw_main_loop_new(NULL);
+    struct pw_loop *loop = pw_main_loop_get_loop(load.loop);
+    load.context = pw_context_new(loop, NULL, 0);
+    struct pw_properties *props = pw_properties_new(PW_KEY_APP_NAME, "pw-policy-load", NULL);
+    if (remote != NULL)
+        pw_properties_set(props, PW_KEY_REMOTE_NAME, remote);
+    load.core = pw_context_connect(load.context, props, 0);
+    if (load.core == NULL) {
+        fprintf(stderr, "pw-policy-load: cannot connect to PipeWire: %s\n", strerror(errno));
+        return 69;
+    }
+    pw_core_add_listener(load.core, &load.core_listener, &core_events, &load);
+    pw_loop_add_io(loop, STDIN_FILENO, SPA_IO_IN | SPA_IO_HUP | SPA_IO_ERR, false, on_input, &load);
+    pw_loop_add_signal(loop, SIGINT, on_signal, &load);
+    pw_loop_add_signal(loop, SIGTERM, on_signal, &load);
+
+    pw_main_loop_run(load.loop);
+
+    struct stream *s, *st;
+    spa_list_for_each_safe(s, st, &load.streams, link)
+        destroy_stream(s);
+    struct sink *k, *kt;
+    spa_list_for_each_safe(k, kt, &load.sinks, link)
+        destroy_sink(k);
+    struct pending_sync *p, *pt;
+    spa_list_for_each_safe(p, pt, &load.syncs, link) {
+        free(p->tag);
+        free(p);
+    }
+    spa_hook_remove(&load.core_listener);
+    pw_core_disconnect(load.core);
+    pw_context_destroy(load.context);
+    pw_main_loop_destroy(load.loop);
+    pw_deinit();
+    return 0;
+}

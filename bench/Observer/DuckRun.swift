@@ -1,0 +1,79 @@
+import PolicyCore
+import PolicyPipeWire
+
+/// One ducking stream arriving, as the observer saw it (monotonic seconds).
+struct DuckSample {
+    /// The ducker's node appeared in the registry.
+    var appeared: Double?
+    /// WirePlumber's first link for it appeared: WirePlumber's reaction.
+    var linked: Double?
+    /// Its node went running: from here the policy counts it as active.
+    var running: Double?
+    /// The first background stream's Props volume left 1: our reaction.
+    var firstDucked: Double?
+    /// Every background stream's volume had left 1.
+    var allDucked: Double?
+
+    /// Ours: from the ducker becoming active to the first duck step.
+    var ours: Double? { diff(firstDucked, running) }
+    /// WirePlumber's: from the ducker's node appearing to its link.
+    var wirePlumber: Double? { diff(linked, appeared) }
+    /// End to end: from the node appearing to the first duck step.
+    var endToEnd: Double? { diff(firstDucked, appeared) }
+    /// From the ducker becoming active to the last background stream ducking.
+    var spread: Double? { diff(allDucked, running) }
+}
+
+func diff(_ later: Double?, _ earlier: Double?) -> Double? {
+    guard let later, let earlier else { return nil }
+    return later - earlier
+}
+
+/// A stream with `duck-others` starts while the background plays, and
+/// stops once everything ducked; the next starts when everything is back at 1.
+enum DuckRun {
+    static func run(scene: Scene, events: Int, label: String, progress: (Int) -> Void) -> [DuckSample] {
+        let background = Set(scene.background)
+        let observer = scene.observer
+        var samples: [DuckSample] = []
+        for event in 0..<events {
+            let id = "duck-\(label)-\(event)"
+            let name = Scene.nodeName(id)
+            var sample = DuckSample()
+            var ducker: UInt32?
+            var ducked = Set<UInt32>()
+            observer.onEvent = { change, time in
+                let graph = observer.graph
+                switch change {
+                case .added(let object):
+                    if ducker == nil, graph.nodes[object]?.name == name {
+                        ducker = object
+                        sample.appeared = time
+                    } else if sample.linked == nil, let ducker, graph.links[object]?.outputNode == ducker {
+                        sample.linked = time
+                    }
+                case .info(let object):
+                    if object == ducker, sample.running == nil, graph.nodes[object]?.state == .running {
+                        sample.running = time
+                    }
+                case .props(let object):
+                    guard sample.appeared != nil, background.contains(object),
+                          (graph.nodes[object]?.volume ?? 1) < 0.999 else { return }
+                    if sample.firstDucked == nil { sample.firstDucked = time }
+                    if ducked.insert(object).inserted, ducked.count == background.count { sample.allDucked = time }
+                case .removed, .metadata:
+                    break
+                }
+            }
+            scene.load.send(["play \(id) application.name=bench-ducker application.process.id=\(3_000_000 + event) "
+                             + "policy.category=playback policy.options=[duck-others]"])
+            observer.wait(timeout: 10) { sample.allDucked != nil }
+            observer.onEvent = nil
+            scene.load.send(["stop \(id)"])
+            observer.wait(timeout: 10) { observer.node(named: name) == nil && scene.backgroundRestored() }
+            samples.append(sample)
+            progress(event + 1)
+        }
+        return samples
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+
+/// Everything one run measured at one number of background streams.
+struct SizeResult {
+    var streams: Int
+    var duck: [DuckSample] = []
+    var hold: [HoldSample] = []
+    var agent: ProcessSample?
+    var wirePlumber: ProcessSample?
+}
+
+struct IdleResult {
+    var streams: Int
+    var seconds: Double
+    var agentCPU: Double
+    var agentWakeups: Int
+    var wirePlumberCPU: Double
+    var wirePlumberWakeups: Int
+}
+
+/// The markdown tables `bench/run` prints.
+enum Report {
+    static func milliseconds(_ seconds: Double) -> String {
+        let ms = seconds * 1000
+        return ms < 10 ? String(format: "%.2f", ms) : String(format: "%.1f", ms)
+    }
+
+    static func ratio(_ ours: Double, _ theirs: Double) -> String {
+        theirs > 0 ? String(format: "%.2f", ours / theirs) : "–"
+    }
+
+    static func row(_ cells: [String]) -> String { "| " + cells.joined(separator: " | ") + " |" }
+
+    static func latencyRows(streams: Int, what: String, ours: Percentiles?, theirs: Percentiles?) -> [String] {
+        var rows: [String] = []
+        if let ours {
+            rows.append(row(["\(streams)", "\(what): pw-policy", "\(ours.count)", milliseconds(ours.p50),
+                             milliseconds(ours.p95), milliseconds(ours.p99), milliseconds(ours.max)]))
+        }
+        if let theirs {
+            rows.append(row(["\(streams)", "\(what): WirePlumber", "\(theirs.count)", milliseconds(theirs.p50),
+                             milliseconds(theirs.p95), milliseconds(theirs.p99), milliseconds(theirs.max)]))
+        }
+        if let ours, let theirs {
+            rows.append(row(["\(streams)", "\(what): **ratio pw-policy / WirePlumber**", "", ratio(ours.p50, theirs.p50),
+                             ratio(ours.p95, theirs.p95), ratio(ours.p99, theirs.p99), ratio(ours.max, theirs.max)]))
+        }
+        return rows
+    }
+
+    static func render(sizes: [SizeResult], idle: IdleResult?, startup: StartupResult?) -> String {
+        var lines: [String] = []
+        lines.append("### Reaction latency, seen by an independent observer client (ms)")
+        lines.append("")
+        lines.append("* duck — pw-policy: a `duck-others` stream's node goes running → the first other stream's Props `volume` changes;")
+        lines.append("  WirePlumber: the same stream's node appears → WirePlumber's link for it appears.")
+        lines.append("* hold — pw-policy: a headphones sink's global is removed → the stream that played on it is at gain 0;")
+        lines.append("  WirePlumber: the same removal → WirePlumber links the stream to the speakers.")
+        lines.append("")
+        lines.append(row(["streams", "measure", "events", "p50", "p95", "p99", "max"]))
+        lines.append(row(["---:", "---", "---:", "---:", "---:", "---:", "---:"]))
+        for size in sizes {
+            lines += latencyRows(streams: size.streams, what: "duck", ours: Percentiles(size.duck.map(\.ours)),
+                                 theirs: Percentiles(size.duck.map(\.wirePlumber)))
+            if let spread = Percentiles(size.duck.map(\.spread)) {
+                lines.append(row(["\(size.streams)", "duck: running → every other stream ducking", "\(spread.count)",
+                                  milliseconds(spread.p50), milliseconds(spread.p95), milliseconds(spread.p99),
+                                  milliseconds(spread.max)]))
+            }
+            if let whole = Percentiles(size.duck.map(\.endToEnd)) {
+                lines.append(row(["\(size.streams)", "duck: node appears → first duck step (includes WirePlumber linking)",
+                                  "\(whole.count)", milliseconds(whole.p50), milliseconds(whole.p95),
+                                  milliseconds(whole.p99), milliseconds(whole.max)]))
+            }
+            lines += latencyRows(streams: size.streams, what: "hold", ours: Percentiles(size.hold.map(\.ours)),
+                                 theirs: Percentiles(size.hold.map(\.wirePlumber)))
+            if let unlinked = Percentiles(size.hold.map(\.unlinkedAfter)) {
+                lines.append(row(["\(size.streams)", "hold: sink removed → WirePlumber's new link destroyed", "\(unlinked.count)",
+                                  milliseconds(unlinked.p50), milliseconds(unlinked.p95), milliseconds(unlinked.p99),
+                                  milliseconds(unlinked.max)]))
+            }
+        }
+        lines.append("")
+        let missing = sizes.map { size in
+            (size.streams, size.duck.filter { $0.ours == nil || $0.wirePlumber == nil }.count,
+             size.hold.filter { $0.ours == nil }.count, size.hold.filter(\.leaked).count, size.hold.count)
+        }
+        for (streams, duckMissing, holdMissing, leaked, holds) in missing {
+            lines.append("* \(streams) streams: \(duckMissing) duck events and \(holdMissing) hold events incomplete; "
+                         + "WirePlumber's relink went active before the gain was 0 in \(leaked) of \(holds) holds.")
+        }
+        lines.append("")
+        lines.append("### Memory (VmRSS, MiB) after the events above")
+        lines.append("")
+        lines.append(row(["streams", "pw-policy", "WirePlumber"]))
+        lines.append(row(["---:", "---:", "---:"]))
+        for size in sizes {
+            lines.append(row(["\(size.streams)", size.agent.map { String(format: "%.1f", Double($0.rssKiB) / 1024) } ?? "–",
+                              size.wirePlumber.map { String(format: "%.1f", Double($0.rssKiB) / 1024) } ?? "–"]))
+        }
+        if let idle {
+            lines.append("")
+            lines.append("### Idle: \(Int(idle.seconds)) s with \(idle.streams) streams playing and nothing changing")
+            lines.append("")
+            lines.append(row(["process", "CPU time (ms)", "context switches"]))
+            lines.append(row(["---", "---:", "---:"]))
+            lines.append(row(["pw-policy", String(format: "%.0f", idle.agentCPU * 1000), "\(idle.agentWakeups)"]))
+            lines.append(row(["WirePlumber", String(format: "%.0f", idle.wirePlumberCPU * 1000), "\(idle.wirePlumberWakeups)"]))
+        }
+        if let startup {
+            lines.append("")
+            lines.append("### Start-up with \(startup.streams) streams playing and one ducking stream (ms from spawning `pw-policy run`)")
+            lines.append("")
+            lines.append(row(["status published", "first gain change", "all \(startup.streams) at the duck level (converged)",
+                              "every stream's status published"]))
+            lines.append(row(["---:", "---:", "---:", "---:"]))
+            func show(_ value: Double?) -> String { value.map(milliseconds) ?? "not reached" }
+            lines.append(row([show(startup.connected), show(startup.firstChange), show(startup.converged),
+                              show(startup.published)]))
+        }
+        return lines.joined(separator: "\n")
+    }
+}

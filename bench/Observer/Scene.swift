@@ -1,0 +1,121 @@
+import Foundation
+import PolicyCore
+import PolicyPipeWire
+
+/// The benchmark's world: the sandbox's PipeWire and WirePlumber, the agent
+/// under test, a load generator holding the background streams, and the
+/// observer that times everything.
+final class Scene {
+    let options: BenchOptions
+    let observer: Observer
+    let load: ChildProcess
+    private(set) var agent: ChildProcess?
+    /// Background streams by index: the streams a ducker ducks.
+    private(set) var background: [UInt32] = []
+    private var sinks = 0
+    /// 0.3.65 takes at most 128 links per sink input port.
+    static let streamsPerSink = 100
+
+    init(options: BenchOptions) throws {
+        self.options = options
+        observer = try Observer(remote: options.remote)
+        load = try ChildProcess([options.loader, "-r", options.remote], stdinPipe: true,
+                                stderr: options.directory + "/load.log")
+    }
+
+    // MARK: the agent
+
+    func startAgent() throws -> Double {
+        let started = MonotonicClock.now
+        agent = try ChildProcess([options.agent, "run", "-r", options.remote] + options.agentArguments,
+                                 stdout: options.directory + "/agent.log", stderr: options.directory + "/agent.log")
+        return started
+    }
+
+    func stopAgent(signal: Int32 = SIGTERM) {
+        agent?.stop(signal: signal)
+        agent = nil
+    }
+
+    /// Waits until the agent published its status (it is connected and running).
+    func waitForAgent(timeout: Double = 20) throws {
+        guard let pid = agent?.pid else { throw BenchError("no agent") }
+        let up = observer.wait(timeout: timeout) {
+            guard let json = self.observer.graph.metadata(named: AgentProtocol.metadataName)?
+                .value(subject: 0, key: AgentProtocol.agentKey) else { return false }
+            return (try? JSONDecoder().decode(AgentStatus.self, from: Data(json.utf8)))?.pid == pid
+        }
+        if !up { throw BenchError("the agent did not start; see \(options.directory)/agent.log") }
+    }
+
+    var agentPID: pid_t? { agent?.pid }
+
+    var wirePlumberPID: pid_t? { daemonPID("wireplumber") }
+
+    /// A daemon of the sandbox, from its pids file.
+    func daemonPID(_ name: String) -> pid_t? {
+        guard let text = try? String(contentsOfFile: options.sandbox + "/pids", encoding: .utf8) else { return nil }
+        return text.split(separator: "\n").compactMap { line -> pid_t? in
+            let parts = line.split(separator: " ")
+            return parts.count == 2 && parts[0] == name ? pid_t(parts[1]) : nil
+        }.last
+    }
+
+    // MARK: streams
+
+    /// Node name of a stream the load generator plays as `id`.
+    static func nodeName(_ id: String) -> String { "pw-policy-load.\(id)" }
+
+    /// Grows the background to `count` streams, one app each (one session
+    /// each, as on a desktop), spread over null sinks, and waits until every
+    /// one is linked, running and left alone by the agent.
+    func ensureBackground(_ count: Int) throws {
+        var lines: [String] = []
+        let neededSinks = (count + Self.streamsPerSink - 1) / Self.streamsPerSink
+        while sinks < neededSinks {
+            lines.append("sink bench-\(sinks) priority.session=10 priority.driver=10")
+            sinks += 1
+        }
+        let first = background.count
+        for index in first..<max(first, count) {
+            lines.append("play bg-\(index) application.name=bench-app-\(index) application.process.id=\(2_000_000 + index) "
+                         + "target.object=bench-\(index / Self.streamsPerSink)")
+        }
+        load.send(lines)
+        let names = (0..<count).map { Self.nodeName("bg-\($0)") }
+        let ready = observer.wait(timeout: 60 + Double(count) / 10) {
+            names.allSatisfy { name in
+                guard let id = self.observer.node(named: name), let node = self.observer.graph.nodes[id] else { return false }
+                // Running means linked and scheduled.
+                return node.state == .running && node.volume != nil
+            }
+        }
+        guard ready else { throw BenchError("the background streams did not all start (\(count) wanted)") }
+        background = names.compactMap { observer.node(named: $0) }
+        observer.waitForQuiet(0.5, timeout: 20)
+    }
+
+    func volume(_ id: UInt32) -> Float? { observer.graph.nodes[id]?.volume }
+
+    /// Every background stream back at gain 1.
+    func backgroundRestored() -> Bool {
+        background.allSatisfy { (volume($0) ?? 0) >= 0.999 }
+    }
+}
+
+struct BenchOptions {
+    var remote: String
+    var agent: String
+    var loader: String
+    /// Where logs go.
+    var directory: String
+    /// The sandbox directory (for the daemons' pids).
+    var sandbox: String
+    var sizes: [Int] = [10, 100, 500]
+    var events = 200
+    var idleSeconds = 60.0
+    var idleSize = 100
+    var startupSize = 500
+    /// Extra arguments of `pw-policy run` (e.g. --log-level debug while investigating).
+    var agentArguments: [String] = []
+}

@@ -1,0 +1,70 @@
+import PolicyCore
+import PolicyPipeWire
+
+/// The agent starting on a graph that already has the background streams and
+/// a ducking stream: how long until the graph is as the policy wants it.
+struct StartupResult {
+    var streams: Int
+    /// From spawning the agent to its status appearing (connected, first sync done).
+    var connected: Double?
+    /// To the first background stream's volume change.
+    var firstChange: Double?
+    /// To every background stream at the duck level: converged.
+    var converged: Double?
+    /// To every stream's status published in the pw-policy metadata.
+    var published: Double?
+}
+
+enum StartupRun {
+    static func run(scene: Scene) throws -> StartupResult {
+        let observer = scene.observer
+        let background = Set(scene.background)
+        let duckLevel: Float = 0.2
+        let ducker = "duck-startup"
+        scene.load.send(["play \(ducker) application.name=bench-ducker application.process.id=3999999 "
+                         + "policy.category=playback policy.options=[duck-others]"])
+        let ducked = observer.wait(timeout: 30) {
+            background.allSatisfy { abs((scene.volume($0) ?? 1) - duckLevel) < 0.01 }
+        }
+        guard ducked else { throw BenchError("the agent did not duck the background for the start-up run") }
+        // SIGTERM: the agent restores every gain before it exits.
+        scene.stopAgent()
+        guard observer.wait(timeout: 30, until: scene.backgroundRestored) else {
+            throw BenchError("the stopped agent left streams ducked")
+        }
+        observer.waitForQuiet(0.5)
+
+        var result = StartupResult(streams: background.count)
+        var atLevel = Set<UInt32>()
+        var published = Set<UInt32>()
+        var started = 0.0
+        observer.onEvent = { change, time in
+            let graph = observer.graph
+            switch change {
+            case .props(let object):
+                guard background.contains(object), let volume = graph.nodes[object]?.volume else { return }
+                if volume < 0.999, result.firstChange == nil { result.firstChange = time - started }
+                if abs(volume - duckLevel) < 0.01, atLevel.insert(object).inserted, atLevel.count == background.count {
+                    result.converged = time - started
+                }
+            case .metadata(let object, let subject):
+                guard let metadata = graph.metadata[object], metadata.name == AgentProtocol.metadataName else { return }
+                if subject == 0, result.connected == nil, metadata.value(subject: 0, key: AgentProtocol.agentKey) != nil {
+                    result.connected = time - started
+                }
+                if background.contains(subject), metadata.value(subject: subject, key: AgentProtocol.streamKey) != nil,
+                   published.insert(subject).inserted, published.count == background.count {
+                    result.published = time - started
+                }
+            case .added, .removed, .info:
+                break
+            }
+        }
+        started = try scene.startAgent()
+        observer.wait(timeout: 60) { result.converged != nil && result.published != nil }
+        observer.onEvent = nil
+        scene.load.send(["stop \(ducker)"])
+        observer.wait(timeout: 30, until: scene.backgroundRestored)
+        return result
+    }
+}
