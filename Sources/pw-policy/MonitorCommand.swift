@@ -25,16 +25,30 @@ struct MonitorCommand: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
-            let session = try PipeWireSession.open(remote: remote.remote)
+            // Before connecting (see PipeWireSession.open): otherwise the
+            // data-loop thread takes SIGINT and the default action kills us.
+            let loop = EventLoop()
+            let interrupt = loop.onSignal(SIGINT) { loop.stop() }
+            let terminate = loop.onSignal(SIGTERM) { loop.stop() }
+            let session = try PipeWireSession.open(remote: remote.remote, loop: loop)
             _ = try session.requireAgent()
             let style = display.style
             let json = display.json
             var feed = EventFeed(initial: session.agentMetadata)
             let mirror = session.mirror
-            // GraphMirror calls onChange while it is still writing its graph,
-            // so the graph is read from a timer that fires right after.
-            let reader = session.loop.makeTimer {
-                for event in feed.update(mirror.graph.metadata(named: AgentProtocol.metadataName)) {
+            // The agent overwrites one key per event and every overwrite
+            // reaches us as its own change: read each one as it is applied.
+            // (Reading later, e.g. from a timer, sees only the last of the
+            // events that arrived together.)
+            var wasRunning = session.agentMetadata != nil
+            var lastValue = session.agentMetadata?.value(subject: 0, key: AgentProtocol.eventKey)
+            mirror.onChange = {
+                let metadata = mirror.graph.metadata(named: AgentProtocol.metadataName)
+                let value = metadata?.value(subject: 0, key: AgentProtocol.eventKey)
+                guard (metadata != nil) != wasRunning || value != lastValue else { return }
+                wasRunning = metadata != nil
+                lastValue = value
+                for event in feed.update(metadata) {
                     let now = Date()
                     let line = json ? EventRenderer.json(event, time: EventRenderer.isoTime(now))
                                     : EventRenderer.text(event, time: EventRenderer.clockTime(now), style: style)
@@ -42,16 +56,13 @@ struct MonitorCommand: ParsableCommand {
                     FileHandle.standardOutput.write(Data((line + "\n").utf8))
                 }
             }
-            mirror.onChange = { reader.schedule(after: 0) }
             var lostReason: String?
             session.connection.onDisconnect = { reason in
                 lostReason = reason
                 session.loop.stop()
             }
-            let interrupt = session.loop.onSignal(SIGINT) { session.loop.stop() }
-            let terminate = session.loop.onSignal(SIGTERM) { session.loop.stop() }
             session.loop.run()
-            withExtendedLifetime((interrupt, terminate, reader)) {}
+            withExtendedLifetime((interrupt, terminate)) {}
             mirror.onChange = nil
             if let lostReason {
                 throw CLIFailure(.unavailable, "lost the connection to PipeWire at '\(session.remote)': \(lostReason)")

@@ -9,10 +9,13 @@ struct PipeWireSession {
     let loop: EventLoop
     let connection: Connection
     let mirror: GraphMirror
+    private let farewell: Farewell
 
     /// Connects and mirrors the graph; fails with exit 69 and a one-line reason.
-    static func open(remote: String?, timeout: Double = 5) throws(CLIFailure) -> PipeWireSession {
-        let loop = EventLoop()
+    /// A command that handles signals passes the loop it installed them on:
+    /// connecting starts PipeWire's data-loop thread, which inherits this
+    /// thread's signal mask, so they must be blocked (installed) before.
+    static func open(remote: String?, timeout: Double = 5, loop: EventLoop = EventLoop()) throws(CLIFailure) -> PipeWireSession {
         let connection: Connection
         do {
             connection = try Connection(loop: loop, remote: remote, applicationName: "pw-policy-cli")
@@ -25,7 +28,7 @@ struct PipeWireSession {
                 ? "PipeWire at '\(connection.remote)' did not answer within \(Int(timeout)) s"
                 : "lost the connection to PipeWire at '\(connection.remote)'")
         }
-        return PipeWireSession(loop: loop, connection: connection, mirror: mirror)
+        return PipeWireSession(loop: loop, connection: connection, mirror: mirror, farewell: Farewell(mirror: mirror))
     }
 
     var remote: String { connection.remote }
@@ -66,4 +69,28 @@ struct PipeWireSession {
 
     /// The outputs the graph shows, for when the agent has published none.
     var graphOutputs: [OutputStatus] { StatusPublisher.outputs(graph: graph) }
+}
+
+/// Keeps the connection, when the command is done, until the daemon has
+/// finished every metadata bind we sent. PipeWire 0.3.65's module-metadata
+/// never forgets the bind of an exported metadata whose client left before
+/// the exporter answered the bind's ping: from then on it sends that
+/// metadata's changes to no settled client, so no `monitor` would see the
+/// agent's events again and no command its confirmations. A bind goes out
+/// as soon as a global arrives (e.g. the agent starting while we run), so
+/// round trips repeat until one brings no new metadata.
+private final class Farewell {
+    let mirror: GraphMirror
+
+    init(mirror: GraphMirror) { self.mirror = mirror }
+
+    deinit {
+        var known = Set(mirror.graph.metadata.keys)
+        for _ in 0..<5 {
+            guard mirror.connection.roundTrip(timeout: 1) else { return }
+            let now = Set(mirror.graph.metadata.keys)
+            if now.isSubset(of: known) { return }
+            known.formUnion(now)
+        }
+    }
 }

@@ -33,11 +33,40 @@ final class AgentScene {
                                            environment: sandbox.environment.merging(agentEnvironment) { $1 },
                                            stdout: agentLog + ".out", stderr: agentLog)
         self.agent = agent
-        let ready = client.wait(timeout: 10) { graph in
-            graph.metadata(named: AgentProtocol.metadataName)?.value(subject: 0, key: AgentProtocol.agentKey)
-                .flatMap { try? JSONDecoder().decode(AgentStatus.self, from: Data($0.utf8)) }?.pid == agent.pid
+        // Read through fresh bindings: the observer binds the agent's new
+        // metadata while the agent publishes into it, and PipeWire 0.3.65
+        // then never sends it those entries (see `status(_:)`).
+        let deadline = Date().addingTimeInterval(10)
+        var ready = false
+        while !ready, Date() < deadline, agent.isRunning {
+            client.pump(0.05)
+            ready = agentStatus()?.pid == agent.pid
         }
         if !ready { throw SceneError.agentDidNotStart(log) }
+    }
+
+    /// The agent's published status, read through a fresh binding.
+    func agentStatus() -> AgentStatus? {
+        freshRead { $0.metadata(named: AgentProtocol.metadataName)?.value(subject: 0, key: AgentProtocol.agentKey) }?
+            .flatMap { try? JSONDecoder().decode(AgentStatus.self, from: Data($0.utf8)) }
+    }
+
+    /// Reads the graph through a new client, which stays until the daemon
+    /// has finished its metadata binds: PipeWire 0.3.65 never forgets the
+    /// bind of an exported metadata whose client left before the exporter
+    /// answered, and then sends that metadata's changes to no settled
+    /// client again (the CLI's Farewell does the same).
+    func freshRead<T>(_ read: (Graph) -> T) -> T? {
+        guard let reader = try? TestClient(sandbox: sandbox) else { return nil }
+        let value = read(reader.graph)
+        var known = Set(reader.graph.metadata.keys)
+        for _ in 0..<5 {
+            guard reader.connection.roundTrip(timeout: 2) else { break }
+            let now = Set(reader.graph.metadata.keys)
+            if now.isSubset(of: known) { break }
+            known.formUnion(now)
+        }
+        return value
     }
 
     func stopAgent(signal: Int32 = SIGTERM) {
@@ -75,8 +104,8 @@ final class AgentScene {
     /// listeners while another client is binding the object (a CLI call), so
     /// a long-lived observer can miss updates.
     func status(_ name: String) -> StreamStatus? {
-        guard let id = stream(name)?.id, let reader = try? TestClient(sandbox: sandbox),
-              let json = reader.graph.metadata(named: AgentProtocol.metadataName)?.value(subject: id, key: AgentProtocol.streamKey)
+        guard let id = stream(name)?.id,
+              let json = freshRead({ $0.metadata(named: AgentProtocol.metadataName)?.value(subject: id, key: AgentProtocol.streamKey) }) ?? nil
         else { return nil }
         return try? JSONDecoder().decode(StreamStatus.self, from: Data(json.utf8))
     }

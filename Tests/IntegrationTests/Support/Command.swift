@@ -37,11 +37,26 @@ enum Command {
             posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
             posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
             posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            // Signals as a shell leaves them: none blocked, none ignored. The
+            // test runner blocks nearly every signal in its threads and a
+            // child would inherit that mask, so a command that lets PipeWire's
+            // data-loop thread take SIGINT or SIGTERM would pass here and
+            // die by the signal for its users.
+            var attributes = posix_spawnattr_t()
+            posix_spawnattr_init(&attributes)
+            defer { posix_spawnattr_destroy(&attributes) }
+            var noSignals = sigset_t(), stoppingSignals = sigset_t()
+            sigemptyset(&noSignals)
+            sigemptyset(&stoppingSignals)
+            for signal in [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE] { sigaddset(&stoppingSignals, signal) }
+            posix_spawnattr_setsigmask(&attributes, &noSignals)
+            posix_spawnattr_setsigdefault(&attributes, &stoppingSignals)
+            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
             let argv = (["/usr/bin/env"] + arguments).map { strdup($0) } + [nil]
             let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
             defer { argv.forEach { free($0) }; envp.forEach { free($0) } }
             var pid: pid_t = 0
-            let status = posix_spawn(&pid, "/usr/bin/env", &actions, nil, argv, envp)
+            let status = posix_spawn(&pid, "/usr/bin/env", &actions, &attributes, argv, envp)
             guard status == 0 else { throw CommandError.spawnFailed(arguments, errno: status) }
             self.pid = pid
         }
