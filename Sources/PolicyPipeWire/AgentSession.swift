@@ -87,9 +87,11 @@ final class AgentSession {
         for event in decision.events {
             emit(StatusPublisher.record(event, seq: 0, memory: decision.memory))
         }
+        // Publish before acknowledging a resume: whoever waits for the key to
+        // go must find the new status already there.
+        publish(graph: graph, classified: classified, decision: decision, controls: controls)
         clearHandledResumes(controls.resumeRequests)
         clearEntriesOfVanishedNodes(graph)
-        publish(graph: graph, classified: classified, decision: decision, controls: controls)
 
         let wakeups = [plan.nextTick, decision.nextWakeup].compactMap { $0 }
         if let next = wakeups.min() { tickTimer.schedule(after: max(0.001, next - now)) } else { tickTimer.cancel() }
