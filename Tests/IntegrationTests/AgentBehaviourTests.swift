@@ -128,8 +128,11 @@ struct AgentBehaviourTests {
         #expect(held, "\(scene.describe(["music"]))\n\(scene.log)")
         scene.client.pump(1.0)
         recorder.stop(signal: SIGINT)
-        let leaked = try Audio.rms(ofWAV: monitor, skip: 0.2)
-        #expect(leaked < 0.001, "music reached the speakers after the unplug (RMS \(leaked))")
+        // The floor is one graph cycle (1024 frames at 48 kHz, 21 ms): a buffer
+        // the player computed before the unplug may still play when
+        // WirePlumber relinks it, before any gain change can reach it.
+        let leaked = try Audio.loudFrames(ofWAV: monitor, skip: 0.2)
+        #expect(leaked <= 1024, "\(leaked) frames of music reached the speakers after the unplug")
         #expect(scene.sinks(of: "music").isEmpty && scene.volume("music") == 0, "\(scene.describe(["music"]))")
         #expect(scene.status("music")?.hold?.output == "headphones")
 

@@ -49,6 +49,27 @@ enum Audio {
         return (sum / Double(count)).squareRoot()
     }
 
+    /// How many frames of a float32 WAV (as `rms(ofWAV:)` reads it) have a
+    /// sample louder than `threshold` in any channel.
+    static func loudFrames(ofWAV path: String, threshold: Float = 0.01, skip: Double = 0) throws -> Int {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        guard let dataRange = data.range(of: Data("data".utf8)) else { return 0 }
+        let channels = 2, rate = 48_000
+        let start = dataRange.upperBound + 4 + Int(skip * Double(rate)) * channels * 4
+        guard start < data.count else { return 0 }
+        let frames = (data.count - start) / (4 * channels)
+        var loud = 0
+        data[start..<(start + frames * channels * 4)].withUnsafeBytes { raw in
+            for frame in 0..<frames {
+                for channel in 0..<channels {
+                    let sample = Float(bitPattern: raw.loadUnaligned(fromByteOffset: (frame * channels + channel) * 4, as: UInt32.self))
+                    if abs(sample) > threshold { loud += 1; break }
+                }
+            }
+        }
+        return loud
+    }
+
     /// Records what reaches `sink` for `seconds` and returns its RMS.
     /// `pumping` keeps a test client's loop turning meanwhile.
     static func recordRMS(sandbox: Sandbox, sink: String, seconds: Double, name: String = "monitor",
