@@ -160,7 +160,7 @@ public final class Agent {
         } catch {
             log.info("PipeWire not back yet (\(error)); retrying in \(reconnectDelay) s")
             reconnectTimer.schedule(after: reconnectDelay)
-            reconnectDelay = min(reconnectDelay * 2, 5)
+            reconnectDelay = min(reconnectDelay * 2, 2)
         }
     }
 

@@ -120,7 +120,7 @@ struct AgentSafetyTests {
         let restarted = try scene.sandbox.restartDaemons()
         #expect(restarted)
         let client = try TestClient(sandbox: scene.sandbox)
-        let back = client.wait(timeout: 10) { $0.metadata(named: AgentProtocol.metadataName)?.value(subject: 0, key: AgentProtocol.agentKey) != nil }
+        let back = client.wait(timeout: 20) { $0.metadata(named: AgentProtocol.metadataName)?.value(subject: 0, key: AgentProtocol.agentKey) != nil }
         #expect(back, "the agent did not come back:\n\(scene.log)")
         let music = try scene.sandbox.play(tone: scene.tone, as: "music2", role: "Music")
         let prompt = try scene.sandbox.play(tone: scene.tone, as: "prompt2", properties: "{ policy.category=playback policy.options=[ duck-others ] }")
