@@ -12,6 +12,8 @@ public struct CLIFailure: Error, Sendable, Equatable, CustomStringConvertible {
         case unavailable = 69
         /// A bug or an unexpected answer (EX_SOFTWARE).
         case software = 70
+        /// PipeWire refused the request to this client (EX_NOPERM).
+        case noPermission = 77
         /// The configuration is invalid (EX_CONFIG).
         case config = 78
 
@@ -26,6 +28,13 @@ public struct CLIFailure: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String { message }
+
+    /// What a command that writes a request says when PipeWire refuses it.
+    public static func writeRefused(remote: String) -> CLIFailure {
+        CLIFailure(.noPermission,
+                   "PipeWire at '\(remote)' refused the request: this client may read the '\(AgentProtocol.metadataName)' "
+                   + "metadata but not write it (a sandboxed or restricted client, see pipewire.access)")
+    }
 
     /// What every command that needs the agent says when it is not running.
     public static func agentNotRunning(remote: String) -> CLIFailure {

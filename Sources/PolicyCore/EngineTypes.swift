@@ -30,11 +30,16 @@ public struct StreamInput: Sendable, Equatable {
     public var isRunning: Bool
     /// The sink node this stream plays to right now (from its links), if any.
     public var output: UInt32?
+    /// Not running because it has no links at all (someone else unlinked it,
+    /// e.g. WirePlumber's links went with WirePlumber), not because the app
+    /// paused: if its session was active, it still wants to play.
+    public var isUnlinked: Bool
 
     public init(id: UInt32, session: SessionKey, appName: String, direction: StreamDirection,
-                classification: Classification, isRunning: Bool, output: UInt32? = nil) {
+                classification: Classification, isRunning: Bool, output: UInt32? = nil, isUnlinked: Bool = false) {
         self.id = id; self.session = session; self.appName = appName; self.direction = direction
         self.classification = classification; self.isRunning = isRunning; self.output = output
+        self.isUnlinked = isUnlinked
     }
 }
 

@@ -34,11 +34,15 @@ public struct Graph: Sendable, Equatable {
         public var channelVolumes: [Float]
         /// Props `mute`: the user's.
         public var mute: Bool?
+        /// Whether the node's info (its full properties) has arrived: the
+        /// registry announces a node with only some of them (no `policy.*`),
+        /// and classifying it on those would be wrong for a moment.
+        public var hasInfo: Bool
 
         public init(id: UInt32, props: [String: String] = [:], state: NodeState = .creating,
-                    volume: Float? = nil, channelVolumes: [Float] = [], mute: Bool? = nil) {
+                    volume: Float? = nil, channelVolumes: [Float] = [], mute: Bool? = nil, hasInfo: Bool = true) {
             self.id = id; self.props = props; self.state = state
-            self.volume = volume; self.channelVolumes = channelVolumes; self.mute = mute
+            self.volume = volume; self.channelVolumes = channelVolumes; self.mute = mute; self.hasInfo = hasInfo
         }
 
         public var mediaClass: String? { props["media.class"] }

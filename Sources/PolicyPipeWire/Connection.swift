@@ -36,25 +36,27 @@ public final class Connection {
         environment["PIPEWIRE_REMOTE"].flatMap { $0.isEmpty ? nil : $0 } ?? "pipewire-0"
     }
 
-    public init(loop: EventLoop, remote: String? = nil, applicationName: String = "pw-policy") throws(ConnectionError) {
+    /// `properties` are added to the client's (e.g. `pipewire.client.access`).
+    public init(loop: EventLoop, remote: String? = nil, applicationName: String = "pw-policy",
+                properties: [String: String] = [:]) throws(ConnectionError) {
         self.loop = loop
         let remoteName = remote ?? Connection.defaultRemote(environment: currentEnvironment())
         self.remote = remoteName
         guard let context = pw_context_new(loop.pwLoop, nil, 0) else {
             throw .unavailable(remote: remoteName, reason: "cannot create a PipeWire context")
         }
-        guard let core = Connection.connect(context, remote: remoteName, applicationName: applicationName) else {
+        self.clientProperties = Connection.clientProperties(remote: remoteName, applicationName: applicationName, extra: properties)
+        guard let core = Connection.connect(context, properties: clientProperties) else {
             let reason = String(cString: strerror(errno))
             pw_context_destroy(context)
             throw .unavailable(remote: remoteName, reason: reason)
         }
         self.context = context
         self.core = core
-        self.applicationName = applicationName
         installCoreListener(on: core, hook: coreHook)
     }
 
-    private let applicationName: String
+    private let clientProperties: [String: String]
     private var exportCore: (core: OpaquePointer, hook: Hook)?
 
     deinit {
@@ -67,12 +69,14 @@ public final class Connection {
         pw_context_destroy(context)
     }
 
-    private static func connect(_ context: OpaquePointer, remote: String, applicationName: String) -> OpaquePointer? {
-        withDictionary([
-            "remote.name": remote,
-            "application.name": applicationName,
-            "media.category": "Manager",
-        ]) { props -> OpaquePointer? in
+    private static func clientProperties(remote: String, applicationName: String,
+                                         extra: [String: String]) -> [String: String] {
+        ["remote.name": remote, "application.name": applicationName, "media.category": "Manager"]
+            .merging(extra) { $1 }
+    }
+
+    private static func connect(_ context: OpaquePointer, properties: [String: String]) -> OpaquePointer? {
+        withDictionary(properties) { props -> OpaquePointer? in
             pw_context_connect(context, pw_properties_new_dict(props), 0)
         }
     }
@@ -86,7 +90,7 @@ public final class Connection {
     /// other's pong forever. An export-only connection is never busy.
     func exportingCore() throws(ConnectionError) -> OpaquePointer {
         if let exportCore { return exportCore.core }
-        guard let core = Connection.connect(context, remote: remote, applicationName: applicationName) else {
+        guard let core = Connection.connect(context, properties: clientProperties) else {
             throw .unavailable(remote: remote, reason: String(cString: strerror(errno)))
         }
         let hook = Hook()

@@ -97,9 +97,9 @@ public final class GraphMirror {
     private func global(id: UInt32, type: String, props: [String: String]) {
         switch type {
         case InterfaceType.node:
-            // The global's props already carry media.class, node.name, media.role
-            // and application.name: enough for a first classification.
-            graph.nodes[id] = Graph.Node(id: id, props: props)
+            // Only some props come with the global; the stream is classified
+            // once its info brings the rest (see Graph.Node.hasInfo).
+            graph.nodes[id] = Graph.Node(id: id, props: props, hasInfo: false)
             nodeObservers[id] = NodeObserver(mirror: self, id: id)
         case InterfaceType.port:
             guard let nodeID = props["node.id"].flatMap(UInt32.init) else { return }
@@ -152,6 +152,7 @@ public final class GraphMirror {
         guard var node = graph.nodes[id] else { return }
         if let props { node.props = props }
         if let state { node.state = state }
+        node.hasInfo = true
         if store(&graph.nodes[id], node) { changed(.info(id)) }
     }
 

@@ -15,7 +15,8 @@ struct PWPolicy: ParsableCommand {
 
         Start with 'pw-policy status' to see what it does to your audio now, and \
         'pw-policy explain NAME' to see why. Exit status: 0 ok, 1 not found, 64 usage, \
-        69 PipeWire or the agent unavailable, 70 internal error, 78 configuration error.
+        69 PipeWire or the agent unavailable, 70 internal error, 77 not permitted, \
+        78 configuration error.
         """,
         version: VersionCommand.text,
         subcommands: [

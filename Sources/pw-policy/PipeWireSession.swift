@@ -1,4 +1,7 @@
 import ArgumentParser
+#if canImport(Glibc)
+import Glibc
+#endif
 import PolicyCLI
 import PolicyCore
 import PolicyPipeWire
@@ -48,6 +51,11 @@ struct PipeWireSession {
     func write(_ writes: [MetadataWrite]) throws(CLIFailure) {
         let metadata = try requireAgent()
         let actions = GraphActions(mirror: mirror)
+        // A restricted (sandboxed) client may read the metadata but not write
+        // it: the daemon answers the write with EACCES.
+        var refused = false
+        connection.onError = { _, result, _ in if result == -EACCES { refused = true } }
+        defer { connection.onError = nil }
         for write in writes {
             do {
                 try actions.setMetadata(metadata, subject: write.subject, key: write.key, type: write.type, value: write.value)
@@ -58,6 +66,7 @@ struct PipeWireSession {
         guard connection.roundTrip() else {
             throw CLIFailure(.unavailable, "PipeWire at '\(remote)' did not confirm the request")
         }
+        if refused { throw CLIFailure.writeRefused(remote: remote) }
     }
 
     /// Lets events arrive until `condition` holds on the agent's state

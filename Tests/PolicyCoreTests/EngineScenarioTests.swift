@@ -28,9 +28,9 @@ struct TestStream {
                        reason: "test", preferredTarget: preferredTarget)
     }
 
-    func input(running: Bool, output: UInt32?) -> StreamInput {
+    func input(running: Bool, output: UInt32?, unlinked: Bool = false) -> StreamInput {
         StreamInput(id: id, session: session, appName: app, direction: direction, classification: classification,
-                    isRunning: running, output: running ? output : nil)
+                    isRunning: running, output: running ? output : nil, isUnlinked: unlinked)
     }
 }
 
@@ -61,6 +61,8 @@ struct Step {
     /// nil: at the previous decision's `nextWakeup`.
     var at: Double?
     var running: [String] = []
+    /// Not running because nothing links them any more.
+    var unlinked: [String] = []
     /// Streams that exist; nil = every stream of the scenario.
     var present: [String]? = nil
     /// nil = the previous step's outputs.
@@ -76,11 +78,12 @@ struct Step {
     /// Checked when set: the decision's nextWakeup.
     var wakeup: Double?? = nil
 
-    static func at(_ time: Double?, running: [String] = [], present: [String]? = nil, outputs: [OutputInput]? = nil,
+    static func at(_ time: Double?, running: [String] = [], unlinked: [String] = [], present: [String]? = nil,
+                   outputs: [OutputInput]? = nil,
                    defaultOutput: UInt32? = speakers.id, silent: Bool = false, resume: [String] = [],
                    playingOn: [String: UInt32] = [:], expect: [String: Expect] = [:],
                    events: [ExpectedEvent]? = nil, wakeup: Double?? = nil) -> Step {
-        Step(at: time, running: running, present: present, outputs: outputs, defaultOutput: defaultOutput,
+        Step(at: time, running: running, unlinked: unlinked, present: present, outputs: outputs, defaultOutput: defaultOutput,
              silent: silent, resume: resume, playingOn: playingOn, expect: expect, events: events, wakeup: wakeup)
     }
 
@@ -137,7 +140,8 @@ struct Scenario {
             outputs = step.outputs ?? outputs
             let present = step.present.map { Set($0) }
             let inputs = streams.filter { present?.contains($0.name) ?? true }.map { stream in
-                stream.input(running: step.running.contains(stream.name), output: step.playingOn[stream.name] ?? stream.output)
+                stream.input(running: step.running.contains(stream.name), output: step.playingOn[stream.name] ?? stream.output,
+                             unlinked: step.unlinked.contains(stream.name))
             }
             let input = PolicyInput(now: now, streams: inputs, outputs: outputs, defaultOutput: step.defaultOutput,
                                     silentMode: step.silent, resumeRequests: Set(step.resume.map { stream($0).id }))
@@ -225,6 +229,31 @@ struct Scenario {
             // Released, but listeners are told not to press play.
             .atWakeup(expect: ["music": .plays, "soloGame": .plays],
                       events: [.interruptionEnded("music", shouldResume: false)]),
+        ])
+    }
+
+    /// A restarting WirePlumber takes its links along: the streams go idle
+    /// though their apps still play, so nothing ends and nothing wakes up.
+    @Test func sessionsWhoseLinksSomeoneElseRemovedStayActive() {
+        Scenario(streams: [Self.player, Self.soloGame]).run([
+            .at(0, running: ["player"]),
+            .at(1, running: ["player", "soloGame"], expect: ["player": .interrupted(by: "soloGame", resumable: false)]),
+            .at(2, unlinked: ["player", "soloGame"],
+                expect: ["player": .interrupted(by: "soloGame", resumable: false), "soloGame": .plays],
+                events: [], wakeup: .some(nil)),
+            .at(10, unlinked: ["player", "soloGame"], expect: ["player": .interrupted(by: "soloGame", resumable: false)], events: []),
+            .at(11, running: ["soloGame"], expect: ["player": .interrupted(by: "soloGame", resumable: false)], events: []),
+        ])
+        Scenario(streams: [Self.music, Self.prompt]).run([
+            .at(0, running: ["music"]),
+            .at(1, running: ["music", "prompt"], expect: ["music": .ducked(0.2)]),
+            .at(2, unlinked: ["music", "prompt"], expect: ["music": .ducked(0.2)], events: [], wakeup: .some(nil)),
+            .at(10, running: ["music", "prompt"], expect: ["music": .ducked(0.2)], events: []),
+        ])
+        // Never active: an unlinked stream is not active either.
+        Scenario(streams: [Self.music, Self.soloGame]).run([
+            .at(0, running: ["music"]),
+            .at(1, running: ["music"], unlinked: ["soloGame"], expect: ["music": .plays], events: [], wakeup: .some(nil)),
         ])
     }
 

@@ -30,6 +30,16 @@ let firefoxClientProps = ["application.name": "Firefox", "application.process.bi
 @Suite struct StreamFactsTests {
     // MARK: what is copied
 
+    /// The registry announces a node with some of its props only; until its
+    /// info brings `policy.*` and the rest, it is not classified at all.
+    @Test func skipsStreamsWhoseInfoHasNotArrived() {
+        var builder = StreamGraphBuilder()
+        builder.stream(50, client: nil, .playback, .running, ["media.role": "Music"])
+        builder.stream(51, client: nil, .playback, .creating, ["media.role": "Music"])
+        builder.graph.nodes[51]?.hasInfo = false
+        #expect(builder.facts().keys.sorted() == [50])
+    }
+
     @Test func copiesStreamsWithTheirClientProps() {
         var builder = StreamGraphBuilder()
         builder.client(30, firefoxClientProps)

@@ -12,6 +12,11 @@
 //   quit                 (end of input also quits)
 //
 // Errors go to stderr as one line each; nothing else is printed.
+//
+// Streams are spread over several connections (clients), at most
+// STREAMS_PER_CONNECTION each: the daemon passes a few descriptors per stream
+// on its connection, and a burst of hundreds on one connection exceeds the
+// 1024 descriptors a PipeWire 0.3.65 connection may have in flight.
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -26,12 +31,22 @@
 
 #define RATE 48000
 #define CHANNELS 2
+#define STREAMS_PER_CONNECTION 32
 
 struct load;
+
+struct connection {
+    struct spa_list link;
+    struct load *load;
+    struct pw_core *core;
+    struct spa_hook listener;
+    int streams;
+};
 
 struct stream {
     struct spa_list link;
     struct load *load;
+    struct connection *connection;
     char *id;
     struct pw_stream *stream;
     struct spa_hook listener;
@@ -52,8 +67,9 @@ struct pending_sync {
 struct load {
     struct pw_main_loop *loop;
     struct pw_context *context;
-    struct pw_core *core;
-    struct spa_hook core_listener;
+    const char *remote;
+    /* The first one also holds the sinks and answers sync. */
+    struct spa_list connections;
     struct spa_list streams;
     struct spa_list sinks;
     struct spa_list syncs;
@@ -103,6 +119,7 @@ static struct sink *find_sink(struct load *load, const char *name) {
 
 static void destroy_stream(struct stream *s) {
     spa_list_remove(&s->link);
+    s->connection->streams--;
     spa_hook_remove(&s->listener);
     pw_stream_destroy(s->stream);
     free(s->id);
@@ -114,6 +131,21 @@ static void destroy_sink(struct sink *k) {
     pw_proxy_destroy(k->proxy);
     free(k->name);
     free(k);
+}
+
+static struct connection *connect_core(struct load *load);
+
+static struct connection *first_connection(struct load *load) {
+    return spa_list_first(&load->connections, struct connection, link);
+}
+
+/* A connection with room for one more stream, new if none has. */
+static struct connection *connection_for_stream(struct load *load) {
+    struct connection *c;
+    spa_list_for_each(c, &load->connections, link)
+        if (c->streams < STREAMS_PER_CONNECTION)
+            return c;
+    return connect_core(load);
 }
 
 static void play(struct load *load, const char *id, const char *extra) {
@@ -129,10 +161,16 @@ static void play(struct load *load, const char *id, const char *extra) {
     if (extra != NULL && *extra != '\0')
         pw_properties_update_string(props, extra, strlen(extra));
 
+    struct connection *connection = connection_for_stream(load);
+    if (connection == NULL) {
+        pw_properties_free(props);
+        return;
+    }
     struct stream *s = calloc(1, sizeof(*s));
     s->load = load;
+    s->connection = connection;
     s->id = strdup(id);
-    s->stream = pw_stream_new(load->core, id, props);
+    s->stream = pw_stream_new(connection->core, id, props);
     if (s->stream == NULL) {
         fprintf(stderr, "pw-policy-load: cannot create stream %s: %s\n", id, strerror(errno));
         free(s->id);
@@ -159,6 +197,7 @@ static void play(struct load *load, const char *id, const char *extra) {
         return;
     }
     spa_list_append(&load->streams, &s->link);
+    connection->streams++;
 }
 
 static void make_sink(struct load *load, const char *name, const char *extra) {
@@ -172,7 +211,7 @@ static void make_sink(struct load *load, const char *name, const char *extra) {
         "monitor.channel-volumes", "true", "object.linger", "false", NULL);
     if (extra != NULL && *extra != '\0')
         pw_properties_update_string(props, extra, strlen(extra));
-    struct pw_proxy *proxy = pw_core_create_object(load->core, "adapter", PW_TYPE_INTERFACE_Node, PW_VERSION_NODE,
+    struct pw_proxy *proxy = pw_core_create_object(first_connection(load)->core, "adapter", PW_TYPE_INTERFACE_Node, PW_VERSION_NODE,
                                                    &props->dict, 0);
     pw_properties_free(props);
     if (proxy == NULL) {
@@ -186,7 +225,8 @@ static void make_sink(struct load *load, const char *name, const char *extra) {
 }
 
 static void on_core_done(void *data, uint32_t id, int seq) {
-    struct load *load = data;
+    struct connection *connection = data;
+    struct load *load = connection->load;
     struct pending_sync *p, *t;
     if (id != PW_ID_CORE)
         return;
@@ -202,7 +242,7 @@ static void on_core_done(void *data, uint32_t id, int seq) {
 }
 
 static void on_core_error(void *data, uint32_t id, int seq, int res, const char *message) {
-    struct load *load = data;
+    struct load *load = ((struct connection *)data)->load;
     fprintf(stderr, "pw-policy-load: error on object %u: %s (%s)\n", id, message ? message : "", spa_strerror(res));
     if (id == PW_ID_CORE && res == -EPIPE)
         pw_main_loop_quit(load->loop);
@@ -215,6 +255,23 @@ static const struct pw_core_events core_events = {
     .error = on_core_error,
 };
 
+static struct connection *connect_core(struct load *load) {
+    struct pw_properties *props = pw_properties_new(PW_KEY_APP_NAME, "pw-policy-load", NULL);
+    if (load->remote != NULL)
+        pw_properties_set(props, PW_KEY_REMOTE_NAME, load->remote);
+    struct pw_core *core = pw_context_connect(load->context, props, 0);
+    if (core == NULL) {
+        fprintf(stderr, "pw-policy-load: cannot connect to PipeWire: %s\n", strerror(errno));
+        return NULL;
+    }
+    struct connection *c = calloc(1, sizeof(*c));
+    c->load = load;
+    c->core = core;
+    pw_core_add_listener(core, &c->listener, &core_events, c);
+    spa_list_append(&load->connections, &c->link);
+    return c;
+}
+
 static void command(struct load *load, char *line) {
     char *verb = strtok(line, " \t");
     if (verb == NULL)
@@ -226,7 +283,7 @@ static void command(struct load *load, char *line) {
     } else if (strcmp(verb, "sync") == 0) {
         struct pending_sync *p = calloc(1, sizeof(*p));
         p->tag = strdup(name ? name : "");
-        p->seq = pw_core_sync(load->core, PW_ID_CORE, 0);
+        p->seq = pw_core_sync(first_connection(load)->core, PW_ID_CORE, 0);
         spa_list_append(&load->syncs, &p->link);
     } else if (name == NULL) {
         fprintf(stderr, "pw-policy-load: '%s' needs a name\n", verb);
@@ -298,18 +355,13 @@ int main(int argc, char *argv[]) {
     spa_list_init(&load.streams);
     spa_list_init(&load.sinks);
     spa_list_init(&load.syncs);
+    spa_list_init(&load.connections);
+    load.remote = remote;
     load.loop = pw_main_loop_new(NULL);
     struct pw_loop *loop = pw_main_loop_get_loop(load.loop);
     load.context = pw_context_new(loop, NULL, 0);
-    struct pw_properties *props = pw_properties_new(PW_KEY_APP_NAME, "pw-policy-load", NULL);
-    if (remote != NULL)
-        pw_properties_set(props, PW_KEY_REMOTE_NAME, remote);
-    load.core = pw_context_connect(load.context, props, 0);
-    if (load.core == NULL) {
-        fprintf(stderr, "pw-policy-load: cannot connect to PipeWire: %s\n", strerror(errno));
+    if (connect_core(&load) == NULL)
         return 69;
-    }
-    pw_core_add_listener(load.core, &load.core_listener, &core_events, &load);
     pw_loop_add_io(loop, STDIN_FILENO, SPA_IO_IN | SPA_IO_HUP | SPA_IO_ERR, false, on_input, &load);
     pw_loop_add_signal(loop, SIGINT, on_signal, &load);
     pw_loop_add_signal(loop, SIGTERM, on_signal, &load);
@@ -327,8 +379,12 @@ int main(int argc, char *argv[]) {
         free(p->tag);
         free(p);
     }
-    spa_hook_remove(&load.core_listener);
-    pw_core_disconnect(load.core);
+    struct connection *c, *ct;
+    spa_list_for_each_safe(c, ct, &load.connections, link) {
+        spa_hook_remove(&c->listener);
+        pw_core_disconnect(c->core);
+        free(c);
+    }
     pw_context_destroy(load.context);
     pw_main_loop_destroy(load.loop);
     pw_deinit();

@@ -15,6 +15,7 @@ final class Scene {
     private var sinks = 0
     /// 0.3.65 takes at most 128 links per sink input port.
     static let streamsPerSink = 100
+    static let batchSize = 25
 
     init(options: BenchOptions) throws {
         self.options = options
@@ -70,27 +71,31 @@ final class Scene {
     /// each, as on a desktop), spread over null sinks, and waits until every
     /// one is linked, running and left alone by the agent.
     func ensureBackground(_ count: Int) throws {
-        var lines: [String] = []
         let neededSinks = (count + Self.streamsPerSink - 1) / Self.streamsPerSink
         while sinks < neededSinks {
-            lines.append("sink bench-\(sinks) priority.session=10 priority.driver=10")
+            load.send(["sink bench-\(sinks) priority.session=10 priority.driver=10"])
             sinks += 1
         }
-        let first = background.count
-        for index in first..<max(first, count) {
-            lines.append("play bg-\(index) application.name=bench-app-\(index) application.process.id=\(2_000_000 + index) "
-                         + "target.object=bench-\(index / Self.streamsPerSink)")
-        }
-        load.send(lines)
-        let names = (0..<count).map { Self.nodeName("bg-\($0)") }
-        let ready = observer.wait(timeout: 60 + Double(count) / 10) {
-            names.allSatisfy { name in
-                guard let id = self.observer.node(named: name), let node = self.observer.graph.nodes[id] else { return false }
-                // Running means linked and scheduled.
-                return node.state == .running && node.volume != nil
+        // In batches: a burst of hundreds of new streams makes PipeWire 0.3.65
+        // drop descriptors ("too many fds", "invalid mem id") and WirePlumber
+        // takes seconds per hundred to link them.
+        var names = background.indices.map { Self.nodeName("bg-\($0)") }
+        while names.count < count {
+            let batch = names.count..<min(count, names.count + Self.batchSize)
+            load.send(batch.map { index in
+                "play bg-\(index) application.name=bench-app-\(index) application.process.id=\(2_000_000 + index) "
+                    + "target.object=bench-\(index / Self.streamsPerSink)"
+            })
+            names += batch.map { Self.nodeName("bg-\($0)") }
+            let ready = observer.wait(timeout: 30) {
+                names.allSatisfy { name in
+                    guard let id = self.observer.node(named: name), let node = self.observer.graph.nodes[id] else { return false }
+                    // Running means linked and scheduled.
+                    return node.state == .running && node.volume != nil
+                }
             }
+            guard ready else { throw BenchError("the background streams did not all start (\(names.count) wanted)") }
         }
-        guard ready else { throw BenchError("the background streams did not all start (\(count) wanted)") }
         background = names.compactMap { observer.node(named: $0) }
         observer.waitForQuiet(0.5, timeout: 20)
     }

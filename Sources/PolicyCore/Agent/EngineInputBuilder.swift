@@ -4,10 +4,12 @@ public enum EngineInputBuilder {
                              silentMode: Bool, resumeRequests: Set<UInt32>) -> PolicyInput {
         let streams = classified.keys.sorted().compactMap { id -> StreamInput? in
             guard let stream = classified[id], let node = graph.nodes[id] else { return nil }
+            let isRunning = node.state == .running
+            let output = stream.facts.direction == .playback ? linkedSink(of: id, in: graph) : nil
             return StreamInput(id: id, session: stream.session, appName: stream.appName,
                                direction: stream.facts.direction, classification: stream.classification,
-                               isRunning: node.state == .running,
-                               output: stream.facts.direction == .playback ? linkedSink(of: id, in: graph) : nil)
+                               isRunning: isRunning, output: output,
+                               isUnlinked: !isRunning && output == nil && graph.links(from: id).isEmpty && graph.links(to: id).isEmpty)
         }
         return PolicyInput(now: now, streams: streams, outputs: OutputDetection.outputs(in: graph),
                            defaultOutput: OutputDetection.defaultOutput(in: graph), silentMode: silentMode,

@@ -150,8 +150,12 @@ public struct ReconcilePlanner: Sendable {
         }
         if let ramp = stream.ramp, abs(ramp.to - target) < Self.epsilon {
             let value = ramp.value(at: now)
-            if ramp.isFinished(at: now) { stream.ramp = nil }
-            guard abs(value - (stream.commandedGain ?? -1)) >= Self.epsilon else { return [] }
+            let finished = ramp.isFinished(at: now)
+            if finished { stream.ramp = nil }
+            // Steps may skip small changes, the last one lands exactly (a
+            // restored stream is at 1, not 0.9986).
+            let due = finished ? value != stream.commandedGain : abs(value - (stream.commandedGain ?? -1)) >= Self.epsilon
+            guard due else { return [] }
             return command(&stream, gain: value, node: node, now: now)
         }
         let current = stream.ramp?.value(at: now) ?? stream.commandedGain ?? node.volume.map(Double.init)

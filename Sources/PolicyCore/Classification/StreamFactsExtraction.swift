@@ -2,7 +2,7 @@
 /// its properties, its client's, the user's override and whether its app
 /// instance streams the other way at the same time. Pure.
 public func makeStreamFacts(graph: Graph, overrides: OverrideTable) -> [StreamFacts] {
-    let streams = graph.streams.map { node in
+    let streams = graph.streams.filter(\.hasInfo).map { node in
         let clientProps = node.clientID.flatMap { graph.clients[$0]?.props } ?? [:]
         return (node: node, direction: node.streamDirection ?? .playback, clientProps: clientProps,
                 instance: AppIdentity.instanceKey(nodeProps: node.props, clientProps: clientProps))

@@ -73,8 +73,12 @@ struct WorkingSession {
     var takesPart = true
     /// A stream plays (and is not held for a lost route).
     var running = false
-    /// It was held for another session last time: idle because we unlinked it.
+    /// It was held for another session last time (idle because we unlinked
+    /// it), or someone else unlinked its streams while it was active.
     var wantsToPlay = false
+    /// Active only because its streams lost their links: that lasts until a
+    /// graph event, so it needs no wakeup.
+    var unlinkedWhileActive = false
     var resumeRequested = false
     /// Playing, wanting to, or in a debounce gap.
     var active = false

@@ -2,7 +2,9 @@
 ///
 /// A session is active while one of its streams runs, while it was held for
 /// another session (we unlinked it, so it is idle, yet it still wants to
-/// play), when the user asked to resume it, and for `debounce` seconds after
+/// play), while it was active and someone else unlinked its streams (a
+/// restarting WirePlumber takes its links along: the apps still play), when
+/// the user asked to resume it, and for `debounce` seconds after
 /// the last of these (so a prompt's short pauses do not end a duck). Its
 /// place in the activation order is when it became active; a resume request
 /// makes it the newest.
@@ -91,6 +93,10 @@ extension DecisionRun {
                 if !memory.held.isEmpty, let kind = memory.held[streams[stream].id], kind != .routeLost {
                     sessions[index].wantsToPlay = true
                 }
+                if streams[stream].isUnlinked, sessions[index].remembered != nil {
+                    sessions[index].wantsToPlay = true
+                    sessions[index].unlinkedWhileActive = true
+                }
                 if resumeRequested[stream] { sessions[index].resumeRequested = true }
             }
             // Two fields, not a copy of the remembered session.
@@ -140,7 +146,7 @@ extension DecisionRun {
     func nextWakeup() -> Double? {
         var wakeup: Double?
         for index in sessions.indices where sessions[index].active && !sessions[index].running {
-            if sessions[index].activeNow && sessions[index].hold != nil { continue }
+            if sessions[index].activeNow && (sessions[index].hold != nil || sessions[index].unlinkedWhileActive) { continue }
             let expiry = sessions[index].lastActive + debounce
             if wakeup.map({ expiry < $0 }) ?? true { wakeup = expiry }
         }

@@ -28,13 +28,26 @@ enum Command {
     final class Background: @unchecked Sendable {
         let pid: pid_t
         private(set) var exitStatus: Int32?
+        /// The write end of its stdin, with `input: true`.
+        private var input: Int32 = -1
 
-        init(_ arguments: [String], environment: [String: String],
+        /// With `input`, its stdin is a pipe that `send` writes to.
+        init(_ arguments: [String], environment: [String: String], input: Bool = false,
              stdout: String = "/dev/null", stderr: String = "/dev/null") throws {
             var actions = posix_spawn_file_actions_t()
             posix_spawn_file_actions_init(&actions)
             defer { posix_spawn_file_actions_destroy(&actions) }
-            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+            var ends: [Int32] = [-1, -1]
+            if input {
+                // Close-on-exec, so other tests' children do not keep it open
+                // (we stop the child by signal, never by end of input);
+                // dup2 onto stdin clears the flag for this child only.
+                guard pipe(&ends) == 0 else { throw CommandError.spawnFailed(arguments, errno: errno) }
+                ends.forEach { _ = fcntl($0, F_SETFD, FD_CLOEXEC) }
+                posix_spawn_file_actions_adddup2(&actions, ends[0], 0)
+            } else {
+                posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+            }
             posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
             posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
             // Signals as a shell leaves them: none blocked, none ignored. The
@@ -57,8 +70,25 @@ enum Command {
             defer { argv.forEach { free($0) }; envp.forEach { free($0) } }
             var pid: pid_t = 0
             let status = posix_spawn(&pid, "/usr/bin/env", &actions, &attributes, argv, envp)
-            guard status == 0 else { throw CommandError.spawnFailed(arguments, errno: status) }
+            if input { close(ends[0]) }
+            guard status == 0 else {
+                if input { close(ends[1]) }
+                throw CommandError.spawnFailed(arguments, errno: status)
+            }
             self.pid = pid
+            self.input = ends[1]
+        }
+
+        /// Writes lines to its stdin.
+        func send(_ lines: [String]) {
+            let bytes = Array(lines.map { $0 + "\n" }.joined().utf8)
+            var offset = 0
+            while input >= 0, offset < bytes.count {
+                let written = bytes[offset...].withUnsafeBytes { write(input, $0.baseAddress, $0.count) }
+                if written < 0, errno == EINTR { continue }
+                guard written > 0 else { return }
+                offset += written
+            }
         }
 
         var isRunning: Bool { !reap(blocking: false) }
@@ -94,7 +124,10 @@ enum Command {
             return true
         }
 
-        deinit { stop() }
+        deinit {
+            stop()
+            if input >= 0 { close(input) }
+        }
     }
 }
 

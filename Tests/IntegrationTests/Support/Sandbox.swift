@@ -89,6 +89,12 @@ final class Sandbox: @unchecked Sendable {
     }
 
     /// The pid of one of the sandbox's daemons ("pipewire", "wireplumber").
+    /// Kills WirePlumber and starts a new one on the same graph.
+    func restartWirePlumber() throws -> Bool {
+        try Command.run([Sandbox.repositoryRoot + "/scripts/pw-sandbox", "restart-wireplumber", directory],
+                        environment: environment, timeout: 30).status == 0
+    }
+
     func pid(of name: String) -> Int32? {
         guard let text = try? String(contentsOfFile: directory + "/pids", encoding: .utf8) else { return nil }
         for line in text.split(separator: "\n") {

@@ -8,8 +8,10 @@ final class TestClient {
     let mirror: GraphMirror
     let actions: GraphActions
 
-    init(sandbox: Sandbox) throws {
-        connection = try Connection(loop: loop, remote: sandbox.remote, applicationName: "pw-policy-test")
+    /// `properties` go to the client's (e.g. `pipewire.client.access`).
+    init(sandbox: Sandbox, properties: [String: String] = [:]) throws {
+        connection = try Connection(loop: loop, remote: sandbox.remote, applicationName: "pw-policy-test",
+                                    properties: properties)
         mirror = GraphMirror(connection: connection)
         actions = GraphActions(mirror: mirror)
         guard mirror.waitForInitialSync() else { throw TestClientError.noInitialSync }
