@@ -7,26 +7,10 @@ import Testing
 /// restarts and bad input.
 @Suite(.serialized)
 struct AgentSafetyTests {
-    /// A player held by a solo-ambient game, and music (ambient) ducked by a prompt.
-    private func duckedAndHeld(_ scene: AgentScene) throws -> [Command.Background] {
-        let player = try scene.play("player")
-        #expect(scene.waitForSinks("player", ["speakers"]))
-        let game = try scene.play("game", role: "Game")
-        #expect(scene.client.wait { _ in scene.sinks(of: "player").isEmpty && scene.volume("player") == 0 },
-                "\(scene.describe(["player", "game"]))")
-        let music = try scene.play("music", role: nil, properties: "{ policy.category=ambient }")
-        #expect(scene.waitForSinks("music", ["speakers"]))
-        let prompt = try scene.play("prompt", role: nil, properties: "{ policy.category=playback policy.options=[ duck-others ] }",
-                                    target: "headphones")
-        #expect(scene.waitForVolume("music", 0.2), "\(scene.describe(["music"]))")
-        scene.client.pump(0.3)  // let the fade finish
-        return [music, prompt, player, game]
-    }
-
     @Test(arguments: [SIGTERM, SIGINT])
     func stoppingTheAgentRestoresEveryGainAndHold(signal: Int32) throws {
         let scene = try AgentScene()
-        let players = try duckedAndHeld(scene)
+        let players = try scene.duckAndHold(promptTarget: "headphones")
         defer { players.forEach { $0.stop() } }
         scene.stopAgent(signal: signal)
         scene.client.pump(0.5)
@@ -38,7 +22,7 @@ struct AgentSafetyTests {
 
     @Test func afterSIGKILLTheNextStartRestoresWhatNoLongerApplies() throws {
         let scene = try AgentScene()
-        var players = try duckedAndHeld(scene)
+        var players = try scene.duckAndHold(promptTarget: "headphones")
         defer { players.forEach { $0.stop() } }
         scene.stopAgent(signal: SIGKILL)
         // While no agent runs, the prompt and the game end.
@@ -55,7 +39,7 @@ struct AgentSafetyTests {
 
     @Test func afterSIGKILLStillValidDecisionsAreKept() throws {
         let scene = try AgentScene()
-        let players = try duckedAndHeld(scene)
+        let players = try scene.duckAndHold(promptTarget: "headphones")
         defer { players.forEach { $0.stop() } }
         scene.stopAgent(signal: SIGKILL)
         try scene.startAgent()

@@ -10,19 +10,13 @@ import Testing
 struct FaultTests {
     @Test func holdsAndDucksSurviveAWirePlumberRestart() throws {
         let scene = try AgentScene()
-        let player = try scene.play("player")
-        #expect(scene.waitForSinks("player", ["speakers"]))
-        let game = try scene.play("game", role: "Game")
-        #expect(scene.client.wait { _ in scene.sinks(of: "player").isEmpty && scene.volume("player") == 0 },
-                "\(scene.describe(["player", "game"]))")
-        let music = try scene.play("music", role: nil, properties: "{ policy.category=ambient }")
-        let prompt = try scene.play("prompt", role: nil, properties: "{ policy.category=playback policy.options=[ duck-others ] }")
-        defer { [player, game, music, prompt].forEach { $0.stop() } }
-        #expect(scene.waitForVolume("music", 0.2), "\(scene.describe(["music"]))")
+        // The prompt on the speakers: the headphones go with WirePlumber.
+        let players = try scene.duckAndHold(promptTarget: nil)
+        defer { players.forEach { $0.stop() } }
 
         #expect(try scene.sandbox.restartWirePlumber())
-        // The new WirePlumber links every stream it finds, the held one too,
-        // and may restore saved stream volumes: the agent undoes both.
+        // WirePlumber's links go with it and the sinks come back new: every
+        // stream goes idle for a while, which is not its app stopping.
         scene.client.pump(1)
         let settled = scene.client.wait(timeout: 5) { _ in
             scene.sinks(of: "player").isEmpty && scene.volume("player") == 0 && abs((scene.volume("music") ?? 0) - 0.2) < 0.01

@@ -9,7 +9,7 @@ public enum EngineInputBuilder {
             return StreamInput(id: id, session: stream.session, appName: stream.appName,
                                direction: stream.facts.direction, classification: stream.classification,
                                isRunning: isRunning, output: output,
-                               isUnlinked: !isRunning && output == nil && graph.links(from: id).isEmpty && graph.links(to: id).isEmpty)
+                               isUnlinked: !isRunning && graph.links(from: id).isEmpty && graph.links(to: id).isEmpty)
         }
         return PolicyInput(now: now, streams: streams, outputs: OutputDetection.outputs(in: graph),
                            defaultOutput: OutputDetection.defaultOutput(in: graph), silentMode: silentMode,

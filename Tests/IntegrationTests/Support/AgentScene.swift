@@ -127,6 +127,23 @@ final class AgentScene {
         try CLI.run(arguments, in: sandbox) { self.client.loop.iterate(timeout: 0.005) }
     }
 
+    /// A player held by a solo-ambient game, and music (ambient) ducked by a
+    /// prompt playing on `promptTarget`; returns music, prompt, player, game.
+    func duckAndHold(promptTarget: String?) throws -> [Command.Background] {
+        let player = try play("player")
+        #expect(waitForSinks("player", ["speakers"]))
+        let game = try play("game", role: "Game")
+        #expect(client.wait { _ in self.sinks(of: "player").isEmpty && self.volume("player") == 0 },
+                "\(describe(["player", "game"]))")
+        let music = try play("music", role: nil, properties: "{ policy.category=ambient }")
+        #expect(waitForSinks("music", ["speakers"]))
+        let prompt = try play("prompt", role: nil, properties: "{ policy.category=playback policy.options=[ duck-others ] }",
+                              target: promptTarget)
+        #expect(waitForVolume("music", 0.2), "\(describe(["music"]))")
+        client.pump(0.3)  // let the fade finish
+        return [music, prompt, player, game]
+    }
+
     func describe(_ names: [String]) -> String {
         names.map { name in
             "\(name): volume \(volume(name).map { String($0) } ?? "nil"), sinks \(sinks(of: name).sorted()), state \(stream(name)?.state.rawValue ?? "gone")"
