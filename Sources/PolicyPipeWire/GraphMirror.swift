@@ -85,6 +85,22 @@ public final class GraphMirror {
         pw_proxy_destroy(registry)
     }
 
+    /// Round trips until the daemon has finished every metadata bind we
+    /// sent, before this client goes away. PipeWire 0.3.65 never forgets the
+    /// bind of an exported metadata whose client left before the exporter
+    /// answered the bind's ping, and from then on sends that metadata's
+    /// changes to no settled client. A bind goes out as soon as a global
+    /// arrives, so this repeats until a round trip brings no new metadata.
+    public func finishMetadataBinds(roundTripTimeout: Double = 1) {
+        var known = Set(graph.metadata.keys)
+        for _ in 0..<5 {
+            guard connection.roundTrip(timeout: roundTripTimeout) else { return }
+            let now = Set(graph.metadata.keys)
+            if now.isSubset(of: known) { return }
+            known.formUnion(now)
+        }
+    }
+
     /// Iterates the loop until the initial state is complete.
     @discardableResult
     public func waitForInitialSync(timeout: Double = 5) -> Bool {

@@ -81,25 +81,13 @@ struct PipeWireSession {
 }
 
 /// Keeps the connection, when the command is done, until the daemon has
-/// finished every metadata bind we sent. PipeWire 0.3.65's module-metadata
-/// never forgets the bind of an exported metadata whose client left before
-/// the exporter answered the bind's ping: from then on it sends that
-/// metadata's changes to no settled client, so no `monitor` would see the
-/// agent's events again and no command its confirmations. A bind goes out
-/// as soon as a global arrives (e.g. the agent starting while we run), so
-/// round trips repeat until one brings no new metadata.
+/// finished every metadata bind we sent (see `GraphMirror.finishMetadataBinds`):
+/// otherwise no `monitor` might see the agent's events again and no command
+/// its confirmations.
 private final class Farewell {
     let mirror: GraphMirror
 
     init(mirror: GraphMirror) { self.mirror = mirror }
 
-    deinit {
-        var known = Set(mirror.graph.metadata.keys)
-        for _ in 0..<5 {
-            guard mirror.connection.roundTrip(timeout: 1) else { return }
-            let now = Set(mirror.graph.metadata.keys)
-            if now.isSubset(of: known) { return }
-            known.formUnion(now)
-        }
-    }
+    deinit { mirror.finishMetadataBinds() }
 }

@@ -59,13 +59,7 @@ final class AgentScene {
     func freshRead<T>(_ read: (Graph) -> T) -> T? {
         guard let reader = try? TestClient(sandbox: sandbox) else { return nil }
         let value = read(reader.graph)
-        var known = Set(reader.graph.metadata.keys)
-        for _ in 0..<5 {
-            guard reader.connection.roundTrip(timeout: 2) else { break }
-            let now = Set(reader.graph.metadata.keys)
-            if now.isSubset(of: known) { break }
-            known.formUnion(now)
-        }
+        reader.mirror.finishMetadataBinds(roundTripTimeout: 2)
         return value
     }
 
