@@ -9,30 +9,50 @@ import Testing
 @Suite(.serialized)
 struct FaultTests {
     @Test func holdsAndDucksSurviveAWirePlumberRestart() throws {
+        // WirePlumber 0.4.13 handles the streams as it starts, sometimes
+        // before the sinks that come back with it: it then sends the app "no
+        // node available" and pw-play exits. That is WirePlumber's race, not
+        // the agent's doing, and leaves nothing to hold: such a try proves
+        // nothing and is run again on a new sandbox.
+        for _ in 1...4 {
+            if try wirePlumberRestart() { return }
+        }
+        Issue.record("WirePlumber killed the test's streams on every try")
+    }
+
+    /// One try of the restart; false when WirePlumber killed a stream.
+    private func wirePlumberRestart() throws -> Bool {
         let scene = try AgentScene()
         // The prompt on the speakers: the headphones go with WirePlumber.
         let players = try scene.duckAndHold(promptTarget: nil)
         defer { players.forEach { $0.stop() } }
+        let names = ["music", "prompt", "player", "game"]
 
         #expect(try scene.sandbox.restartWirePlumber())
         // WirePlumber's links go with it and the sinks come back new: every
         // stream goes idle for a while, which is not its app stopping.
         scene.client.pump(1)
+        if let killed = names.first(where: { scene.sandbox.playerErrors($0).contains("no node available") }) {
+            print("WirePlumber sent \(killed) \"no node available\" as it started; trying again")
+            return false
+        }
         let settled = scene.client.wait(timeout: 5) { _ in
             scene.sinks(of: "player").isEmpty && scene.volume("player") == 0 && abs((scene.volume("music") ?? 0) - 0.2) < 0.01
         }
-        #expect(settled, "\(scene.describe(["player", "music"])); observer connected \(scene.client.connection.isConnected), \(scene.client.graph.nodes.count) nodes\n\(scene.log.split(separator: "\n").filter { !$0.contains("set gain") }.suffix(40).joined(separator: "\n"))")
+        #expect(settled, "\(scene.describe(names)); observer connected \(scene.client.connection.isConnected), \(scene.client.graph.nodes.count) nodes\n\(scene.log.split(separator: "\n").filter { !$0.contains("set gain") }.suffix(40).joined(separator: "\n"))")
         // …and it stays so.
         scene.client.pump(1)
         #expect(scene.sinks(of: "player").isEmpty && abs((scene.volume("music") ?? 0) - 0.2) < 0.01,
                 "\(scene.describe(["player", "music"]))")
         // The game still holds the player although WirePlumber's links went
-        // with it (0.4.13 does not relink streams its predecessor set up: only
-        // the apps reopening them would play again), and the prompt still ducks it.
+        // with it (0.4.13 asks for new links but never activates them for
+        // streams its predecessor set up: only the apps reopening them would
+        // play again), and the prompt still ducks it.
         #expect(abs((scene.volume("game") ?? 0) - 0.2) < 0.01 && scene.status("game")?.hold == nil,
                 "\(scene.describe(["game"]))")
         #expect(scene.agent?.isRunning == true, "the agent died:\n\(scene.log)")
         #expect(scene.status("player")?.hold != nil)
+        return true
     }
 
     /// 200 streams of every kind come and go within a few seconds while music

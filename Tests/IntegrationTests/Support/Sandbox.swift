@@ -64,12 +64,14 @@ final class Sandbox: @unchecked Sendable {
     }
 
     /// Starts a command inside the sandbox in the background.
-    func spawn(_ arguments: [String], extraEnvironment: [String: String] = [:]) throws -> Command.Background {
-        try Command.Background(arguments, environment: environment.merging(extraEnvironment) { $1 })
+    func spawn(_ arguments: [String], extraEnvironment: [String: String] = [:],
+               stderr: String = "/dev/null") throws -> Command.Background {
+        try Command.Background(arguments, environment: environment.merging(extraEnvironment) { $1 }, stderr: stderr)
     }
 
     /// Plays `tone` with pw-play under the media.name "<sandbox>/<name>.wav"
     /// (pw-play names a stream after its file), so tests can find it by name.
+    /// Its stderr goes to `playerErrors(name)`.
     func play(tone: String, as name: String, role: String? = nil, properties: String? = nil,
               target: String? = nil) throws -> Command.Background {
         let file = path("\(name).wav")
@@ -78,7 +80,12 @@ final class Sandbox: @unchecked Sendable {
         if let role { arguments += ["--media-role", role] }
         if let properties { arguments += ["-P", properties] }
         if let target { arguments += ["--target", target] }
-        return try spawn(arguments + [file])
+        return try spawn(arguments + [file], stderr: path("\(name).stderr"))
+    }
+
+    /// What the pw-play started by `play(…as: name)` printed on stderr.
+    func playerErrors(_ name: String) -> String {
+        (try? String(contentsOfFile: path("\(name).stderr"), encoding: .utf8)) ?? ""
     }
 
     /// Restarts PipeWire and WirePlumber at the same socket (after a test
