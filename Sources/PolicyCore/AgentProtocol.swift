@@ -166,4 +166,13 @@ public struct AppOverrideRequest: Codable, Sendable, Equatable {
     public init(category: String, options: [String] = [], mode: String? = nil, persist: Bool = false) {
         self.category = category; self.options = options; self.mode = mode; self.persist = persist
     }
+
+    /// Written by hand (`pw-metadata`), `{"category":"ambient"}` is enough.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(category: try container.decode(String.self, forKey: .category),
+                  options: try container.decodeIfPresent([String].self, forKey: .options) ?? [],
+                  mode: try container.decodeIfPresent(String.self, forKey: .mode),
+                  persist: try container.decodeIfPresent(Bool.self, forKey: .persist) ?? false)
+    }
 }

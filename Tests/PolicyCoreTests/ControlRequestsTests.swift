@@ -126,6 +126,12 @@ import Testing
         #expect(requests.warnings.isEmpty)
     }
 
+    @Test func appOverrideNeedsOnlyACategory() {
+        let requests = Self.parse([(0, AgentProtocol.appOverrideKey("mpv"), #"{"category":"ambient"}"#)])
+        #expect(requests.appOverrides["mpv"] == AppOverrideRequest(category: "ambient", options: [], mode: nil, persist: false))
+        #expect(requests.warnings.isEmpty)
+    }
+
     @Test(arguments: [
         "not json", "{}", #"{"options":["duck-others"]}"#, #"{"category":"nope","options":[]}"#, "[]",
         #"{"category":"ambient","options":"duck-others","persist":false}"#,

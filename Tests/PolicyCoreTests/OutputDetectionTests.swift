@@ -215,4 +215,26 @@ import Testing
         #expect(input.defaultOutput == 1)
         #expect(input.silentMode && input.resumeRequests == [10] && input.now == 3)
     }
+
+    /// The oldest link names the sink; only an idle stream with no link in
+    /// either direction counts as unlinked.
+    @Test func engineInputFindsSinksAndUnlinkedStreams() {
+        var graph = Graph()
+        graph.addSink(1, name: "speakers")
+        graph.addSink(2, name: "headphones")
+        graph.addStream(10)
+        graph.addLink(61, from: 10, to: 1)
+        graph.addLink(60, from: 10, to: 2)  // older: WirePlumber's, the other is someone's extra
+        graph.addStream(11, state: .idle)
+        graph.addStream(12, direction: .capture, state: .idle)
+        graph.addLink(62, from: 1, to: 12)
+        graph.addStream(13, direction: .capture, state: .idle)
+        graph.addStream(14)
+        let classified = Dictionary(uniqueKeysWithValues: [10, 11, 14].map { ($0, testClassified($0)) }
+            + [12, 13].map { ($0, testClassified($0, category: .record, direction: .capture)) })
+        let input = EngineInputBuilder.build(graph: graph, classified: classified, now: 1, silentMode: false, resumeRequests: [])
+        #expect(input.streams.map(\.output) == [2, nil, nil, nil, nil])
+        #expect(input.streams.map(\.isUnlinked) == [false, true, false, true, false])
+        #expect(EngineInputBuilder.linkedSink(of: 10, in: graph) == 2)
+    }
 }
