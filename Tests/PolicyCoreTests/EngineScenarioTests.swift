@@ -519,7 +519,7 @@ struct Scenario {
             ])
         #expect(decisions[1].streams[Self.music.id]?.explanation == [
             "ducked to 0.20 by \"Maps\" (rule 15: active * / incoming { options = [duck-others] } → duck: "
-                + "the incoming session asked to duck others)",
+                + "the incoming session asked to duck other audio (duck-others))",
         ])
         #expect(decisions[1].streams[Self.prompt.id]?.explanation == ["full gain: nothing holds, ducks or silences it"])
         #expect(decisions[2].streams[Self.soloGame.id]?.explanation == [

@@ -194,7 +194,7 @@ import Testing
         #expect(InteractionNotation.selector(SessionSelector(categories: [.ambient, .playback], withoutOptions: [.duckOthers]))
                 == "{ category = [ambient, playback], without-options = [duck-others] }")
         #expect(InteractionNotation.rule(rules[14], index: 14)
-                == "rule 15: active * / incoming { options = [duck-others] } → duck: the incoming session asked to duck others")
+                == "rule 15: active * / incoming { options = [duck-others] } → duck: the incoming session asked to duck other audio (duck-others)")
         var located = rules[18]
         located.origin = "pw-policy.conf:88"
         #expect(InteractionNotation.rule(located, index: 18).hasPrefix("rule 19 at pw-policy.conf:88: active * / incoming * → interrupt non-resumable"))

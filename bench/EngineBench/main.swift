@@ -3,39 +3,14 @@
 //   swift run -c release --scratch-path .build-engine pw-policy-engine-bench
 import PolicyCore
 
-/// The shipped default matrix (conf/pw-policy.conf), rebuilt here so the
-/// benchmark needs no file.
+/// The shipped configuration, from the checkout this was built in.
 func defaultConfig() -> PolicyConfig {
-    func on(_ category: Category) -> SessionSelector { SessionSelector(categories: [category]) }
-    let any = SessionSelector.any
-    let duckers = SessionSelector(options: [.duckOthers])
-    let call = SessionSelector(categories: [.playAndRecord], mixable: false)
-    let rules: [(SessionSelector, SessionSelector, InteractionAction)] = [
-        (on(.audioProcessing), any, .mix), (any, on(.audioProcessing), .mix),
-        (on(.record), on(.systemSound), .silenceIncoming), (on(.record), any, .mix), (any, on(.record), .mix),
-        (on(.playAndRecord), duckers, .mix), (duckers, on(.playAndRecord), .mix),
-        (on(.playAndRecord), on(.systemSound), .silenceIncoming),
-        (on(.playAndRecord), on(.playAndRecord), .interrupt(resumable: true)), (call, any, .holdIncoming),
-        (on(.systemSound), any, .mix), (any, call, .interrupt(resumable: true)), (any, on(.systemSound), .mix),
-        (SessionSelector(mode: .spokenAudio), SessionSelector(options: [.interruptSpokenAudio]), .interrupt(resumable: true)),
-        (any, duckers, .duck(level: nil)), (duckers, any, .duckIncoming(level: nil)),
-        (SessionSelector(mixable: true), any, .mix), (any, SessionSelector(mixable: true), .mix),
-        (any, any, .interrupt(resumable: false)),
-    ]
-    return PolicyConfig(
-        settings: Settings(duckLevel: 0.2, fadeDownMs: 250, fadeUpMs: 500, debounceMs: 300,
-                           defaultCategory: .playback, defaultOptions: [.mixWithOthers]),
-        categories: [
-            .ambient: CategoryTraits(mixable: true, silencedInSilentMode: true),
-            .soloAmbient: CategoryTraits(mixable: false, silencedInSilentMode: true),
-            .playback: CategoryTraits(mixable: false, silencedInSilentMode: false),
-            .record: CategoryTraits(mixable: false, silencedInSilentMode: false),
-            .playAndRecord: CategoryTraits(mixable: false, silencedInSilentMode: false),
-            .audioProcessing: CategoryTraits(mixable: true, silencedInSilentMode: false),
-            .systemSound: CategoryTraits(mixable: true, silencedInSilentMode: true),
-        ],
-        interactions: rules.map { InteractionRule(active: $0.0, incoming: $0.1, action: $0.2) },
-        rules: [])
+    let root = #filePath.split(separator: "/", omittingEmptySubsequences: false).dropLast(3).joined(separator: "/")
+    do {
+        return try ConfigLoader(environment: [:]).load(file: root + "/conf/pw-policy.conf").config
+    } catch {
+        fatalError("cannot load \(root)/conf/pw-policy.conf: \(error)")
+    }
 }
 
 /// A desktop-like mix: mostly unclassified streams (playback that mixes),
@@ -86,7 +61,7 @@ struct Measurement {
 /// shared, and other work only ever makes a round slower.
 /// `churn` starts or stops one stream before every decision.
 func measure(streams count: Int, churn: Bool, rounds: Int = 5, budget: Double = 0.15) -> Measurement {
-    let engine = PolicyEngine(config: defaultConfig())
+    let engine = PolicyEngine(config: shippedConfig)
     var (streams, outputs) = graph(streams: count)
     var input = PolicyInput(now: 0, streams: streams, outputs: outputs, defaultOutput: 1)
     var memory = engine.decide(input, memory: .empty).memory
@@ -133,6 +108,7 @@ func fixed(_ value: Double, _ digits: Int) -> String {
     return digits == 0 ? "\(whole)" : "\(whole)." + String(repeating: "0", count: digits - fractionText.count) + fractionText
 }
 
+let shippedConfig = defaultConfig()
 print("pw-policy decision engine, default matrix (one decision = the whole graph, memory fed forward;")
 print("best of 5 rounds; steady = same graph, churn = one stream starts or stops before each decision)")
 print(pad("streams", 8), pad("active", 7), pad("steady/s", 10), pad("µs each", 9), pad("churn/s", 10), pad("µs each", 9))
