@@ -15,15 +15,13 @@ struct ExplainCommand: ParsableCommand {
 
     @OptionGroup var remote: RemoteOptions
     @OptionGroup var display: DisplayOptions
-    @Argument(help: "The stream: a node id, or its app name, node.name, application.process.binary or media.name.",
-              completion: Completions.stream)
-    var stream: String
+    @OptionGroup var argument: StreamArgument
 
     func run() throws {
         try reportingFailures {
             let session = try PipeWireSession.open(remote: remote.remote)
             let snapshot = session.snapshot
-            let target = try StreamResolver.resolve(stream, among: session.streams, graph: session.graph)
+            let target = try StreamResolver.resolve(argument.stream, among: session.streams, graph: session.graph)
             print(display.json ? ExplainRenderer.json(target) : ExplainRenderer.text(target, snapshot: snapshot, style: display.style),
                   terminator: display.json ? "\n" : "")
             if !snapshot.isRunning { throw CLIFailure.agentNotRunning(remote: session.remote) }

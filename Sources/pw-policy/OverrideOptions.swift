@@ -33,8 +33,7 @@ struct OverrideOptions: ParsableArguments {
 
 /// The target of `set` and `unset`: a stream, or an app with `--app`.
 struct TargetOptions: ParsableArguments {
-    @Argument(help: "The stream: a node id, or its app name, node.name, application.process.binary or media.name.",
-              completion: Completions.stream)
+    @Argument(help: StreamArgument.help, completion: Completions.stream)
     var stream: String?
 
     @Option(name: .customLong("app"),

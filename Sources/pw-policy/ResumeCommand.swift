@@ -13,15 +13,13 @@ struct ResumeCommand: ParsableCommand {
         """)
 
     @OptionGroup var remote: RemoteOptions
-    @Argument(help: "The stream: a node id, or its app name, node.name, application.process.binary or media.name.",
-              completion: Completions.stream)
-    var stream: String
+    @OptionGroup var argument: StreamArgument
 
     func run() throws {
         try reportingFailures {
             let session = try PipeWireSession.open(remote: remote.remote)
             _ = try session.requireAgent()
-            let target = try StreamResolver.resolve(stream, among: session.streams, graph: session.graph)
+            let target = try StreamResolver.resolve(argument.stream, among: session.streams, graph: session.graph)
             guard target.status?.hold != nil else {
                 print("stream \(target.id) \"\(target.app)\" is not held; nothing to resume")
                 return
