@@ -14,7 +14,7 @@ struct FaultTests {
         // node available" and pw-play exits. That is WirePlumber's race, not
         // the agent's doing, and leaves nothing to hold: such a try proves
         // nothing and is run again on a new sandbox.
-        for _ in 1...4 {
+        for _ in 1...8 {
             if try wirePlumberRestart() { return }
         }
         Issue.record("WirePlumber killed the test's streams on every try")
