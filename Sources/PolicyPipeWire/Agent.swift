@@ -22,7 +22,8 @@ final class AgentContext {
     let startedAt: String
     private(set) var journal: AgentJournal
     private(set) var config: LoadedConfig
-    private(set) var classifier: Classifier
+    /// The classifier of the config in force, with what it last decided.
+    var classifications: ClassificationCache
     private(set) var engine: PolicyEngine
     private(set) var planner: ReconcilePlanner
     var configError: String?
@@ -40,7 +41,7 @@ final class AgentContext {
             journal = AgentJournal()
         }
         self.config = config
-        classifier = try Classifier(config: config.config)
+        classifications = ClassificationCache(classifier: try Classifier(config: config.config))
         engine = PolicyEngine(config: config.config)
         planner = Self.planner(for: config.config, dryRun: options.dryRun)
     }
@@ -53,15 +54,15 @@ final class AgentContext {
     func use(_ loaded: LoadedConfig) throws {
         let classifier = try Classifier(config: loaded.config)
         config = loaded
-        self.classifier = classifier
+        classifications = ClassificationCache(classifier: classifier)
         engine = PolicyEngine(config: loaded.config)
         planner = Self.planner(for: loaded.config, dryRun: options.dryRun)
     }
 
     func updateJournal(_ updated: AgentJournal) {
-        guard updated != journal else { return }
-        journal = updated
-        do { try journal.save(to: journalPath) } catch { log.error("cannot write \(journalPath): \(error)") }
+        defer { journal = updated }
+        guard updated.differsDurably(from: journal) else { return }
+        do { try updated.save(to: journalPath) } catch { log.error("cannot write \(journalPath): \(error)") }
     }
 
     func nextEventSeq() -> UInt64 {

@@ -13,7 +13,9 @@ final class AgentSession {
     private var tickTimer: LoopTimer!
 
     private var lastNodeOverrides: [UInt32: ClassificationOverride] = [:]
-    private var published: [UInt32: String] = [:]
+    /// What each stream's status entry holds (compared before encoding: most
+    /// reconciles change few streams).
+    private var published: [UInt32: StreamStatus] = [:]
     private var publishedGlobal: [String: String] = [:]
     /// What each stream was last reported as (serial and classification).
     private var seenStreams: [UInt32: String] = [:]
@@ -34,7 +36,8 @@ final class AgentSession {
             self.log.notice("connected to PipeWire at '\(connection.remote)'; \(self.mirror.graph.streams.count) streams")
         }
         mirror.onChange = { [unowned self] in
-            if self.isReady { self.reconcileTimer.schedule(after: 0) }
+            // One reconcile for a burst of events (and one syscall, not one each).
+            if self.isReady, !self.reconcileTimer.isPending { self.reconcileTimer.schedule(after: 0) }
         }
     }
 
@@ -71,7 +74,7 @@ final class AgentSession {
         }
         journal.appOverrides = controls.appOverrides.filter(\.value.persist)
 
-        let classified = classifyAll(graph: graph, overrides: controls.overrideTable, classifier: context.classifier)
+        let classified = context.classifications.classifyAll(graph: graph, overrides: controls.overrideTable)
         reportNewStreams(classified, graph: graph)
         let input = EngineInputBuilder.build(graph: graph, classified: classified, now: now,
                                              silentMode: journal.silentMode, resumeRequests: controls.resumeRequests)
@@ -203,16 +206,16 @@ final class AgentSession {
     private func publish(graph: Graph, classified: [UInt32: ClassifiedStream], decision: PolicyDecision,
                          controls: ControlRequests) {
         guard let metadata = ownMetadataID else { return }
-        var current: [UInt32: String] = [:]
+        var current: [UInt32: StreamStatus] = [:]
         for (id, stream) in classified {
             guard let node = graph.nodes[id] else { continue }
-            let status = StatusPublisher.streamStatus(node: node, classified: stream, decision: decision.streams[id],
-                                                      graph: graph, memory: decision.memory,
-                                                      extraWarnings: controls.streamWarnings[id] ?? [])
-            current[id] = StatusPublisher.json(status)
+            current[id] = StatusPublisher.streamStatus(node: node, classified: stream, decision: decision.streams[id],
+                                                       graph: graph, memory: decision.memory,
+                                                       extraWarnings: controls.streamWarnings[id] ?? [])
         }
-        for (id, value) in current where published[id] != value {
-            try? actions.setMetadata(metadata, subject: id, key: AgentProtocol.streamKey, type: AgentProtocol.jsonType, value: value)
+        for (id, status) in current where published[id] != status {
+            try? actions.setMetadata(metadata, subject: id, key: AgentProtocol.streamKey, type: AgentProtocol.jsonType,
+                                     value: StatusPublisher.json(status))
         }
         for id in published.keys where current[id] == nil {
             try? actions.setMetadata(metadata, subject: id, key: AgentProtocol.streamKey, type: nil, value: nil)

@@ -84,18 +84,25 @@ public final class LoopTimer {
         self.loop = loop
         self.action = action
         source = cpw_loop_add_timer(loop.pwLoop, { data, _ in
-            Unmanaged<LoopTimer>.fromOpaque(data!).takeUnretainedValue().action()
+            let timer = Unmanaged<LoopTimer>.fromOpaque(data!).takeUnretainedValue()
+            timer.isPending = false
+            timer.action()
         }, Unmanaged.passUnretained(self).toOpaque())
     }
+
+    /// Set to fire and not fired or cancelled since.
+    public private(set) var isPending = false
 
     /// Fires once after `seconds` (clamped to ≥ 1 µs); replaces any pending firing.
     public func schedule(after seconds: Double) {
         let nanoseconds = UInt64(max(seconds, 1e-6) * 1e9)
         _ = cpw_loop_update_timer(loop.pwLoop, source, nanoseconds)
+        isPending = true
     }
 
     public func cancel() {
         _ = cpw_loop_update_timer(loop.pwLoop, source, 0)
+        isPending = false
     }
 
     deinit {

@@ -30,6 +30,28 @@ import PolicyCore
         return journal
     }
 
+    /// The decision clock moves on every decision; only real changes are written.
+    @Test func onlyRealChangesAreWorthAWrite() {
+        let sample = Self.sample
+        var later = sample
+        later.memory.time = 43
+        later.memory.sessions[SessionKey("mpv:playback")]?.lastActive = 43
+        #expect(!later.differsDurably(from: sample))
+        var changes: [AgentJournal] = []
+        for change in 0..<5 {
+            var changed = later
+            switch change {
+            case 0: changed.applied[10]?.commandedGain = 0.5
+            case 1: changed.memory.sessions[SessionKey("mpv:playback")]?.activeSince = 4
+            case 2: changed.memory.sessions[SessionKey("x:ambient")] = .init(activeSince: 43, lastActive: 43)
+            case 3: changed.memory.time = nil
+            default: changed.silentMode = false
+            }
+            changes.append(changed)
+        }
+        #expect(changes.map { $0.differsDurably(from: sample) } == [true, true, true, true, true])
+    }
+
     @Test func saveLoadRoundTrip() throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -261,6 +261,38 @@ let firefoxClientProps = ["application.name": "Firefox", "application.process.bi
         #expect(after?.classification.options == [.mixWithOthers])
     }
 
+    /// The agent's cache answers exactly as classifying afresh, through
+    /// changes of props, running state (a call starting), overrides and streams.
+    @Test func theCacheAgreesWithAFreshClassificationThroughChanges() throws {
+        let classifier = try Classifier(config: classifierTestConfig())
+        var cache = ClassificationCache(classifier: classifier)
+        var builder = StreamGraphBuilder()
+        builder.client(30, firefoxClientProps)
+        builder.stream(50, client: 30, .playback, .running, ["media.name": "AudioStream"])
+        builder.stream(51, client: 30, .capture, .idle, ["media.name": "AudioStream"])
+        builder.stream(52, client: nil, .playback, .running, ["media.role": "Music", "application.name": "mpv"])
+        var overrides = OverrideTable.empty
+        let steps: [(String, (inout StreamGraphBuilder, inout OverrideTable) -> Void)] = [
+            ("nothing", { _, _ in }),
+            ("the capture starts: a call", { builder, _ in builder.graph.nodes[51]?.state = .running }),
+            ("props change", { builder, _ in builder.graph.nodes[52]?.props["media.role"] = "Game" }),
+            ("client props change", { builder, _ in builder.graph.clients[30]?.props["application.name"] = "Zoom" }),
+            ("app override", { _, overrides in overrides = OverrideTable(byNode: [:], byApp: ["mpv": ClassificationOverride(category: .ambient)]) }),
+            ("stream override", { _, overrides in overrides = OverrideTable(byNode: [52: ClassificationOverride(category: .playback)], byApp: overrides.byApp) }),
+            ("the call ends", { builder, _ in builder.graph.nodes[51] = nil }),
+            ("a stream comes", { builder, _ in builder.stream(53, client: 30, .playback, .running, ["event.id": "bell"]) }),
+        ]
+        var categories: [[Category]] = []
+        for (name, step) in steps {
+            step(&builder, &overrides)
+            let cached = cache.classifyAll(graph: builder.graph, overrides: overrides)
+            #expect(cached == classifyAll(graph: builder.graph, overrides: overrides, classifier: classifier), "after: \(name)")
+            categories.append(cached.keys.sorted().compactMap { cached[$0]?.classification.category })
+        }
+        // The steps did change classifications (or the comparison proves little).
+        #expect(Set(categories.map { $0.map(\.rawValue).joined(separator: ",") }).count >= 5, "\(categories)")
+    }
+
     @Test func classifyAllNamesTheOverrideScope() throws {
         var builder = StreamGraphBuilder()
         builder.client(30, firefoxClientProps)

@@ -31,13 +31,45 @@ public struct AgentJournal: Codable, Sendable, Equatable {
         return try JSONDecoder().decode(AgentJournal.self, from: data)
     }
 
+    /// Whether `other` differs in anything worth a write. The decision's time
+    /// and when each active session was last seen active change on every
+    /// decision; an older snapshot of them is as consistent (they are written
+    /// together) and they matter only for the debounce, shorter than a restart.
+    public func differsDurably(from other: AgentJournal) -> Bool {
+        func withoutClock(_ journal: AgentJournal) -> AgentJournal {
+            var copy = journal
+            copy.memory.time = copy.memory.time.map { _ in 0 }
+            copy.memory.sessions = copy.memory.sessions.mapValues { session in
+                var session = session
+                session.lastActive = 0
+                return session
+            }
+            return copy
+        }
+        return withoutClock(self) != withoutClock(other)
+    }
+
     /// Writes to a temporary file and renames it over the old one, so a crash
-    /// leaves either the old or the new journal, never half of one.
+    /// leaves either the old or the new journal, never half of one. Not
+    /// synced to disk: it guards against the agent dying, not the machine
+    /// (whose streams die with it), and a sync costs milliseconds between a
+    /// graph event and the agent's reaction.
     public func save(to path: String) throws {
-        let url = URL(fileURLWithPath: path)
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        try encoder.encode(self).write(to: url, options: .atomic)
+        let data = try encoder.encode(self)
+        let temporary = path + ".new"
+        var descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        if descriptor < 0, errno == ENOENT {
+            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
+                                                    withIntermediateDirectories: true)
+            descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        }
+        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        let written = data.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        let writeError = errno
+        close(descriptor)
+        guard written == data.count else { throw POSIXError(POSIXErrorCode(rawValue: writeError) ?? .EIO) }
+        guard rename(temporary, path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
     }
 }

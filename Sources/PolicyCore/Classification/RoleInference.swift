@@ -112,7 +112,7 @@ public enum RoleInference {
             }
             return InferredCategory(.systemSound, evidence: "event.id = \"\(id)\" (libcanberra event sound)")
         }
-        if let key = props.keys.first(where: { $0.hasPrefix("canberra.") }) {
+        if let key = props.firstKey(withPrefix: "canberra.") {
             return InferredCategory(.systemSound, evidence: "\(key) = \"\(props[key] ?? "")\" (libcanberra event sound)")
         }
         for key in ["application.name", "application.process.binary"] {

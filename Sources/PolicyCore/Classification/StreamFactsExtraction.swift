@@ -2,31 +2,68 @@
 /// its properties, its client's, the user's override and whether its app
 /// instance streams the other way at the same time. Pure.
 public func makeStreamFacts(graph: Graph, overrides: OverrideTable) -> [StreamFacts] {
-    let streams = graph.streams.filter(\.hasInfo).map { node in
-        let clientProps = node.clientID.flatMap { graph.clients[$0]?.props } ?? [:]
-        return (node: node, direction: node.streamDirection ?? .playback, clientProps: clientProps,
-                instance: AppIdentity.instanceKey(nodeProps: node.props, clientProps: clientProps))
+    var known: [UInt32: StreamPropertyFacts] = [:]
+    return makeStreamFacts(graph: graph, overrides: overrides, known: &known)
+}
+
+/// What `makeStreamFacts` derives from one stream's properties alone: the
+/// costly part (identity and inference lookups), kept while they stay the same.
+public struct StreamPropertyFacts: Sendable {
+    var nodeProps: [String: String]
+    var clientProps: [String: String]
+    var direction: StreamDirection
+    var instance: String
+    var appKey: String
+    /// Could be one side of a call while it runs. Event sounds and meters
+    /// cannot: a recorder that clicks, or a mixer app with a level meter, is
+    /// not on a call.
+    var mayBeCallSide: Bool
+
+    init(nodeProps: [String: String], clientProps: [String: String], direction: StreamDirection) {
+        self.nodeProps = nodeProps
+        self.clientProps = clientProps
+        self.direction = direction
+        instance = AppIdentity.instanceKey(nodeProps: nodeProps, clientProps: clientProps)
+        appKey = AppIdentity.overrideKey(nodeProps: nodeProps, clientProps: clientProps)
+        let props = StreamProperties(node: nodeProps, client: clientProps)
+        mayBeCallSide = !RoleInference.isStandaloneSound(props, direction: direction)
+            && RoleInference.meterOrPlumbing(props, direction: direction) == nil
     }
 
-    // Which instances have a running stream that could be one side of a call,
-    // per direction. Event sounds and meters do not count: a recorder that
-    // clicks, or a mixer app with a level meter, is not on a call.
+    func describes(nodeProps: [String: String], clientProps: [String: String], direction: StreamDirection) -> Bool {
+        self.direction == direction && self.nodeProps == nodeProps && self.clientProps == clientProps
+    }
+}
+
+/// `makeStreamFacts` reusing `known` (by node id) where a stream's
+/// properties did not change, and leaving there what it found this time.
+public func makeStreamFacts(graph: Graph, overrides: OverrideTable,
+                            known: inout [UInt32: StreamPropertyFacts]) -> [StreamFacts] {
+    var found: [UInt32: StreamPropertyFacts] = [:]
+    let streams = graph.streams.filter(\.hasInfo).map { node -> (node: Graph.Node, facts: StreamPropertyFacts) in
+        let clientProps = node.clientID.flatMap { graph.clients[$0]?.props } ?? [:]
+        let direction = node.streamDirection ?? .playback
+        let facts = known[node.id].flatMap {
+            $0.describes(nodeProps: node.props, clientProps: clientProps, direction: direction) ? $0 : nil
+        } ?? StreamPropertyFacts(nodeProps: node.props, clientProps: clientProps, direction: direction)
+        found[node.id] = facts
+        return (node, facts)
+    }
+    known = found
+
+    // Which instances have a running stream that could be one side of a call, per direction.
     var runningCallSides: [StreamDirection: Set<String>] = [:]
-    for stream in streams where stream.node.state == .running {
-        let props = StreamProperties(node: stream.node.props, client: stream.clientProps)
-        if RoleInference.isStandaloneSound(props, direction: stream.direction) { continue }
-        if RoleInference.meterOrPlumbing(props, direction: stream.direction) != nil { continue }
-        runningCallSides[stream.direction, default: []].insert(stream.instance)
+    for stream in streams where stream.node.state == .running && stream.facts.mayBeCallSide {
+        runningCallSides[stream.facts.direction, default: []].insert(stream.facts.instance)
     }
 
     return streams.map { stream in
-        let other: StreamDirection = stream.direction == .playback ? .capture : .playback
-        let appKey = AppIdentity.overrideKey(nodeProps: stream.node.props, clientProps: stream.clientProps)
+        let other: StreamDirection = stream.facts.direction == .playback ? .capture : .playback
         return StreamFacts(
-            nodeID: stream.node.id, direction: stream.direction, nodeProps: stream.node.props,
-            clientProps: stream.clientProps,
-            override: overrides.override(nodeID: stream.node.id, appKey: appKey),
-            appAlsoStreamsOtherDirection: runningCallSides[other]?.contains(stream.instance) ?? false)
+            nodeID: stream.node.id, direction: stream.facts.direction, nodeProps: stream.node.props,
+            clientProps: stream.facts.clientProps,
+            override: overrides.override(nodeID: stream.node.id, appKey: stream.facts.appKey),
+            appAlsoStreamsOtherDirection: runningCallSides[other]?.contains(stream.facts.instance) ?? false)
     }
 }
 
@@ -44,19 +81,8 @@ public struct ClassifiedStream: Sendable, Equatable {
 
 /// Classifies every audio stream of the graph, by node id.
 public func classifyAll(graph: Graph, overrides: OverrideTable, classifier: Classifier) -> [UInt32: ClassifiedStream] {
-    var result: [UInt32: ClassifiedStream] = [:]
-    for facts in makeStreamFacts(graph: graph, overrides: overrides) {
-        let appKey = AppIdentity.overrideKey(nodeProps: facts.nodeProps, clientProps: facts.clientProps)
-        let scope = overrides.lookup(nodeID: facts.nodeID, appKey: appKey)?.scope
-        let classification = classifier.classify(facts, overrideScope: scope)
-        result[facts.nodeID] = ClassifiedStream(
-            facts: facts, classification: classification,
-            session: AppIdentity.sessionKey(nodeProps: facts.nodeProps, clientProps: facts.clientProps,
-                                            category: classification.category),
-            appKey: appKey,
-            appName: AppIdentity.displayName(nodeProps: facts.nodeProps, clientProps: facts.clientProps))
-    }
-    return result
+    var cache = ClassificationCache(classifier: classifier)
+    return cache.classifyAll(graph: graph, overrides: overrides)
 }
 
 /// A stream's node properties over its client's, as the identity and
@@ -85,4 +111,10 @@ struct StreamProperties {
 
     /// All keys, node's and client's, sorted so that reasons are deterministic.
     var keys: [String] { Set(node.keys).union(client.keys).sorted() }
+
+    /// The first key (in `keys` order) that starts with `prefix`, without
+    /// sorting every key: this runs for every stream on every reconcile.
+    func firstKey(withPrefix prefix: String) -> String? {
+        (node.keys.filter { $0.hasPrefix(prefix) } + client.keys.filter { $0.hasPrefix(prefix) }).min()
+    }
 }
