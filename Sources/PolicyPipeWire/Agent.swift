@@ -62,7 +62,11 @@ final class AgentContext {
     func updateJournal(_ updated: AgentJournal) {
         defer { journal = updated }
         guard updated.differsDurably(from: journal) else { return }
-        do { try updated.save(to: journalPath) } catch { log.error("cannot write \(journalPath): \(error)") }
+        do {
+            try updated.save(to: journalPath, sync: updated.settingsDiffer(from: journal))
+        } catch {
+            log.error("cannot write \(journalPath): \(error)")
+        }
     }
 
     func nextEventSeq() -> UInt64 {

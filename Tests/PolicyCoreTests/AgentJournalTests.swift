@@ -52,6 +52,19 @@ import PolicyCore
         #expect(changes.map { $0.differsDurably(from: sample) } == [true, true, true, true, true])
     }
 
+    /// The user's settings are synced to disk; what the agent did to streams is not.
+    @Test func settingsAreTheUsersSilentModeAndOverrides() {
+        let sample = Self.sample
+        var streamsOnly = sample
+        streamsOnly.applied = [:]
+        streamsOnly.memory = .empty
+        var silent = sample
+        silent.silentMode.toggle()
+        var overrides = sample
+        overrides.appOverrides["mpv"] = AppOverrideRequest(category: "ambient", persist: true)
+        #expect([streamsOnly, silent, overrides].map { $0.settingsDiffer(from: sample) } == [false, true, true])
+    }
+
     @Test func saveLoadRoundTrip() throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -213,6 +213,26 @@ func hold() -> StreamDecision {
         #expect(commanded.last == 1)
     }
 
+    /// A step that lands a hair below the target (the daemon already reports
+    /// it) is still followed by the exact last one.
+    @Test func theLastStepIsSentEvenWhenTheOneBeforeIsAlmostThere() throws {
+        var harness = PlannerHarness.standard()
+        harness.run([10: gain(0.2)])
+        harness.run([10: gain(0.2)])
+        #expect(harness.volume(10).map { abs($0 - 0.2) < 1e-6 } == true)
+        harness.now += 1
+        let start = harness.now
+        harness.run([10: gain(1)])
+        harness.now = start + 0.4 - 0.0005  // fade up takes 0.4 s here
+        harness.run([10: gain(1)])
+        let almost = try #require(harness.volume(10))
+        #expect(almost < 1 && almost > 0.998)
+        harness.now = start + 0.4
+        harness.run([10: gain(1)])
+        #expect(harness.volume(10) == 1)
+        #expect(harness.run([10: gain(1)]).actions == [])
+    }
+
     @Test func zeroFadeDurationStepsAtOnce() {
         var harness = PlannerHarness.standard()
         harness.planner = ReconcilePlanner(

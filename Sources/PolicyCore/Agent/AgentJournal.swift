@@ -49,12 +49,18 @@ public struct AgentJournal: Codable, Sendable, Equatable {
         return withoutClock(self) != withoutClock(other)
     }
 
+    /// Whether the user's settings differ (silent mode, persistent app
+    /// overrides): those must outlive the machine, not only the agent.
+    public func settingsDiffer(from other: AgentJournal) -> Bool {
+        silentMode != other.silentMode || appOverrides != other.appOverrides
+    }
+
     /// Writes to a temporary file and renames it over the old one, so a crash
-    /// leaves either the old or the new journal, never half of one. Not
-    /// synced to disk: it guards against the agent dying, not the machine
-    /// (whose streams die with it), and a sync costs milliseconds between a
-    /// graph event and the agent's reaction.
-    public func save(to path: String) throws {
+    /// leaves either the old or the new journal, never half of one. Synced to
+    /// disk only with `sync`: what the agent changed on streams guards against
+    /// the agent dying, not the machine (whose streams die with it), and a
+    /// sync costs milliseconds between a graph event and the reaction.
+    public func save(to path: String, sync: Bool = true) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let data = try encoder.encode(self)
@@ -66,7 +72,8 @@ public struct AgentJournal: Codable, Sendable, Equatable {
             descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         }
         guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        let written = data.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        var written = data.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        if sync, written == data.count, fsync(descriptor) != 0 { written = -1 }
         let writeError = errno
         close(descriptor)
         guard written == data.count else { throw POSIXError(POSIXErrorCode(rawValue: writeError) ?? .EIO) }

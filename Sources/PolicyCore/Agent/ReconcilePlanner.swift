@@ -223,7 +223,14 @@ public struct ReconcilePlanner: Sendable {
 
     private func observedDiffers(_ node: Graph.Node, from gain: Double) -> Bool {
         guard let volume = node.volume else { return true }
-        return abs(Double(volume) - gain) >= Self.epsilon
+        return !Self.reports(volume, gain)
+    }
+
+    /// Whether the daemon reports `gain` as sent: Props carry a 32-bit float,
+    /// so exactly that float, not merely something close (a fade step a hair
+    /// below 1 is not 1).
+    static func reports(_ volume: Float, _ gain: Double) -> Bool {
+        volume == Float(gain)
     }
 
     /// Links a released stream back where it belongs: the engine's preferred
@@ -258,7 +265,7 @@ public struct ReconcilePlanner: Sendable {
     public static func confirm(_ applied: inout [UInt32: AppliedStream], graph: Graph) {
         for (id, stream) in applied where !stream.confirmed {
             guard let node = graph.nodes[id], let volume = node.volume, let commanded = stream.commandedGain else { continue }
-            if abs(Double(volume) - commanded) < epsilon { applied[id]?.confirmed = true }
+            if reports(volume, commanded) { applied[id]?.confirmed = true }
         }
     }
 }

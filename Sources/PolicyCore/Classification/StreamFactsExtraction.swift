@@ -113,7 +113,7 @@ struct StreamProperties {
     var keys: [String] { Set(node.keys).union(client.keys).sorted() }
 
     /// The first key (in `keys` order) that starts with `prefix`, without
-    /// sorting every key: this runs for every stream on every reconcile.
+    /// sorting every key.
     func firstKey(withPrefix prefix: String) -> String? {
         (node.keys.filter { $0.hasPrefix(prefix) } + client.keys.filter { $0.hasPrefix(prefix) }).min()
     }
