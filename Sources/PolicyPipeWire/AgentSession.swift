@@ -207,10 +207,11 @@ final class AgentSession {
                          controls: ControlRequests) {
         guard let metadata = ownMetadataID else { return }
         var current: [UInt32: StreamStatus] = [:]
+        let sinks = EngineInputBuilder.linkedSinks(in: graph)
         for (id, stream) in classified {
             guard let node = graph.nodes[id] else { continue }
             current[id] = StatusPublisher.streamStatus(node: node, classified: stream, decision: decision.streams[id],
-                                                       graph: graph, memory: decision.memory,
+                                                       graph: graph, linkedSinks: sinks, memory: decision.memory,
                                                        extraWarnings: controls.streamWarnings[id] ?? [])
         }
         for (id, status) in current where published[id] != status {

@@ -236,5 +236,6 @@ import Testing
         #expect(input.streams.map(\.output) == [2, nil, nil, nil, nil])
         #expect(input.streams.map(\.isUnlinked) == [false, true, false, true, false])
         #expect(EngineInputBuilder.linkedSink(of: 10, in: graph) == 2)
+        #expect(EngineInputBuilder.linkedSinks(in: graph) == [10: 2, 1: 12])
     }
 }

@@ -188,6 +188,13 @@ import Testing
 }
 
 private extension StatusPublisher {
+    /// The agent's call, with the sinks found from `graph` as the agent finds them.
+    static func streamStatus(node: Graph.Node, classified: ClassifiedStream, decision: StreamDecision?,
+                             graph: Graph, memory: EngineMemory, extraWarnings: [String]) -> StreamStatus {
+        streamStatus(node: node, classified: classified, decision: decision, graph: graph,
+                     linkedSinks: EngineInputBuilder.linkedSinks(in: graph), memory: memory, extraWarnings: extraWarnings)
+    }
+
     /// The call with arguments in reading order, for the tests above.
     static func streamStatus(node: Graph.Node, classified: ClassifiedStream, graph: Graph, decision: StreamDecision,
                              memory: EngineMemory) -> StreamStatus {

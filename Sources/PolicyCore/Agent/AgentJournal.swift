@@ -71,12 +71,13 @@ public struct AgentJournal: Codable, Sendable, Equatable {
                                                     withIntermediateDirectories: true)
             descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         }
-        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        func failure(_ code: Int32) -> POSIXError { POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO) }
+        guard descriptor >= 0 else { throw failure(errno) }
         var written = data.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
         if sync, written == data.count, fsync(descriptor) != 0 { written = -1 }
         let writeError = errno
         close(descriptor)
-        guard written == data.count else { throw POSIXError(POSIXErrorCode(rawValue: writeError) ?? .EIO) }
-        guard rename(temporary, path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        guard written == data.count else { throw failure(writeError) }
+        guard rename(temporary, path) == 0 else { throw failure(errno) }
     }
 }

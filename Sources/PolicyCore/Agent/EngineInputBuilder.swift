@@ -2,20 +2,12 @@
 public enum EngineInputBuilder {
     public static func build(graph: Graph, classified: [UInt32: ClassifiedStream], now: Double,
                              silentMode: Bool, resumeRequests: Set<UInt32>) -> PolicyInput {
-        // One pass over the links for all streams, not one per stream; the
-        // oldest link names the sink, as in `linkedSink`.
-        var sinkOfOutput: [UInt32: (link: UInt32, sink: UInt32)] = [:]
-        var linkedInputs = Set<UInt32>()
-        for link in graph.links.values {
-            if sinkOfOutput[link.outputNode].map({ link.id < $0.link }) ?? true {
-                sinkOfOutput[link.outputNode] = (link.id, link.inputNode)
-            }
-            linkedInputs.insert(link.inputNode)
-        }
+        let sinks = linkedSinks(in: graph)
+        let linkedInputs = Set(graph.links.values.map(\.inputNode))
         let streams = classified.keys.sorted().compactMap { id -> StreamInput? in
             guard let stream = classified[id], let node = graph.nodes[id] else { return nil }
             let isRunning = node.state == .running
-            let sink = sinkOfOutput[id]?.sink
+            let sink = sinks[id]
             return StreamInput(id: id, session: stream.session, appName: stream.appName,
                                direction: stream.facts.direction, classification: stream.classification,
                                isRunning: isRunning, output: stream.facts.direction == .playback ? sink : nil,
@@ -29,5 +21,15 @@ public enum EngineInputBuilder {
     /// The node a playback stream's output ports are linked to (its sink).
     public static func linkedSink(of stream: UInt32, in graph: Graph) -> UInt32? {
         graph.links(from: stream).first?.inputNode
+    }
+
+    /// `linkedSink` of every node at once, in one pass over the links (the
+    /// oldest link names the sink, as there): for work over all streams.
+    public static func linkedSinks(in graph: Graph) -> [UInt32: UInt32] {
+        var oldest: [UInt32: Graph.Link] = [:]
+        for link in graph.links.values where oldest[link.outputNode].map({ link.id < $0.id }) ?? true {
+            oldest[link.outputNode] = link
+        }
+        return oldest.mapValues(\.inputNode)
     }
 }

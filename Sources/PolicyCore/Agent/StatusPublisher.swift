@@ -2,11 +2,14 @@ import Foundation
 
 /// Renders what the agent decided into the AgentProtocol shapes it publishes.
 public enum StatusPublisher {
+    /// `linkedSinks` is `EngineInputBuilder.linkedSinks(in: graph)`, found
+    /// once for all the streams published.
     public static func streamStatus(node: Graph.Node, classified: ClassifiedStream, decision: StreamDecision?,
-                                    graph: Graph, memory: EngineMemory, extraWarnings: [String]) -> StreamStatus {
+                                    graph: Graph, linkedSinks: [UInt32: UInt32], memory: EngineMemory,
+                                    extraWarnings: [String]) -> StreamStatus {
         let classification = classified.classification
         let decision = decision ?? .untouched
-        let sink = EngineInputBuilder.linkedSink(of: node.id, in: graph).flatMap { graph.nodes[$0]?.name }
+        let sink = linkedSinks[node.id].flatMap { graph.nodes[$0]?.name }
         return StreamStatus(
             id: node.id, app: classified.appName, appKey: classified.appKey, session: classified.session.rawValue,
             direction: classified.facts.direction.rawValue, state: node.state.rawValue,

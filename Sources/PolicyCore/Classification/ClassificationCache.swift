@@ -20,8 +20,7 @@ public struct ClassificationCache: Sendable {
                 next[facts.nodeID] = known
                 continue
             }
-            let appKey = properties[facts.nodeID]?.appKey
-                ?? AppIdentity.overrideKey(nodeProps: facts.nodeProps, clientProps: facts.clientProps)
+            let appKey = AppIdentity.overrideKey(nodeProps: facts.nodeProps, clientProps: facts.clientProps)
             let scope = overrides.lookup(nodeID: facts.nodeID, appKey: appKey)?.scope
             let classification = classifier.classify(facts, overrideScope: scope)
             next[facts.nodeID] = (scope, ClassifiedStream(
