@@ -7,13 +7,12 @@ import Testing
 /// sandbox: exit codes and one-line errors without the agent, help snapshots,
 /// `check-config`. Every command against the real agent: CLIWithAgentTests.
 enum CLI {
-    /// The `pw-policy` built next to this test binary, else the default build.
+    /// The `pw-policy` built next to this test binary (never another
+    /// scratch path's: it may be built against the other PipeWire stack).
     static var binary: String {
         if let path = ProcessInfo.processInfo.environment["PW_POLICY_BINARY"] { return path }
-        let sibling = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        return URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
             .deletingLastPathComponent().appendingPathComponent("pw-policy").path
-        if FileManager.default.isExecutableFile(atPath: sibling) { return sibling }
-        return Sandbox.repositoryRoot + "/.build/debug/pw-policy"
     }
 
     /// Deterministic output: no colours, help wrapped at 80 columns.
