@@ -82,16 +82,19 @@ struct StreamInfo: Encodable {
 }
 
 /// The agent's `info`: whether it runs and on which remote, with its
-/// published `AgentStatus` fields when it does.
+/// published `AgentStatus` fields when it does. `stack` always: the agent's,
+/// else what the CLI found.
 struct AgentInfo: Encodable {
     var remote: String
     var snapshot: AgentSnapshot
+    var stack: StackStatus?
 
-    enum Keys: String, CodingKey { case running, remote, problems }
+    enum Keys: String, CodingKey { case running, remote, problems, stack }
 
     func encode(to encoder: Encoder) throws {
         if let agent = snapshot.agent { try agent.encode(to: encoder) }
         var container = encoder.container(keyedBy: Keys.self)
+        if snapshot.agent?.stack == nil, let stack { try container.encode(stack, forKey: .stack) }
         try container.encode(snapshot.isRunning, forKey: .running)
         try container.encode(remote, forKey: .remote)
         try container.encode(snapshot.problems, forKey: .problems)

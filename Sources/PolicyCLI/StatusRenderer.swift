@@ -15,7 +15,8 @@ public enum StatusRenderer {
     }
 
     public static func json(_ view: StatusView) -> String {
-        var entries = [CLIJSON.Entry(id: 0, type: CLIJSON.agentType, info: AgentInfo(remote: view.remote, snapshot: view.snapshot))]
+        var entries = [CLIJSON.Entry(id: 0, type: CLIJSON.agentType,
+                                     info: AgentInfo(remote: view.remote, snapshot: view.snapshot, stack: view.stack))]
         entries += view.outputs.map { CLIJSON.Entry(id: $0.id, type: CLIJSON.outputType, info: $0) }
         entries += view.streams.sorted { $0.id < $1.id }.map {
             CLIJSON.Entry(id: $0.id, type: CLIJSON.streamType, info: StreamInfo(candidate: $0, includeProps: false))
@@ -31,11 +32,14 @@ public enum StatusRenderer {
     static func agentSection(_ view: StatusView, style: TextStyle) -> String {
         var rows: [(String, [String])] = []
         let snapshot = view.snapshot
+        // What runs matters most when nothing happens: shown with or without the agent.
+        let stackRow = view.stack.map { ("Stack", [stackLine($0, style: style)]) }
         if let agent = snapshot.agent {
             var state = style.green("running") + " (pid \(agent.pid), version \(agent.version))"
             if agent.dryRun { state += " " + style.yellow("DRY RUN: changes nothing") }
             rows.append(("State", [state]))
             rows.append(("PipeWire", ["'\(view.remote)'"]))
+            if let stackRow { rows.append(stackRow) }
             rows.append(("Config", agent.configFiles.isEmpty ? ["(none)"] : agent.configFiles))
             if let error = agent.configError {
                 rows.append(("Config error", error.split(separator: "\n").map { style.red(String($0)) }
@@ -45,9 +49,11 @@ public enum StatusRenderer {
         } else if snapshot.isRunning {
             rows.append(("State", [style.yellow("starting") + " (its metadata exists but it has published no status yet)"]))
             rows.append(("PipeWire", ["'\(view.remote)'"]))
+            if let stackRow { rows.append(stackRow) }
         } else {
             rows.append(("State", [style.red("not running") + "; start it with 'pw-policy run' (no policy is applied)"]))
             rows.append(("PipeWire", ["'\(view.remote)'"]))
+            if let stackRow { rows.append(stackRow) }
         }
         if !view.snapshot.appOverrides.isEmpty {
             rows.append(("App overrides", view.snapshot.appOverrides.sorted { $0.key < $1.key }.map { key, request in
@@ -68,6 +74,13 @@ public enum StatusRenderer {
             }
         }
         return out
+    }
+
+    /// `PipeWire 0.3.65 · WirePlumber 0.4.13 · volume ramps: stepped (native from 0.3.68)`,
+    /// a missing WirePlumber in red: nothing links new streams without it.
+    static func stackLine(_ stack: StackStatus, style: TextStyle) -> String {
+        let missing = "WirePlumber not running"
+        return stack.wireplumber == nil ? stack.summary.replacing(missing, with: style.red(missing)) : stack.summary
     }
 
     static func outputsSection(_ view: StatusView, style: TextStyle) -> String {

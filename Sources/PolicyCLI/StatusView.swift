@@ -7,17 +7,23 @@ public struct StatusView: Sendable, Equatable {
     public var snapshot: AgentSnapshot
     public var outputs: [OutputStatus]
     public var streams: [StreamCandidate]
+    /// The PipeWire and WirePlumber running: as the agent published them, or
+    /// as the CLI found them when the agent has not.
+    public var stack: StackStatus?
 
-    public init(remote: String, snapshot: AgentSnapshot, outputs: [OutputStatus], streams: [StreamCandidate]) {
+    public init(remote: String, snapshot: AgentSnapshot, outputs: [OutputStatus], streams: [StreamCandidate],
+                stack: StackStatus? = nil) {
         self.remote = remote; self.snapshot = snapshot; self.outputs = outputs; self.streams = streams
+        self.stack = stack
     }
 
-    /// From the graph and the agent's metadata in it. `graphOutputs` is used
-    /// when the agent has not published its own list.
-    public init(remote: String, graph: Graph, graphOutputs: [OutputStatus]) {
+    /// From the graph and the agent's metadata in it. `graphOutputs` and
+    /// `graphStack` are used when the agent has not published its own.
+    public init(remote: String, graph: Graph, graphOutputs: [OutputStatus], graphStack: StackStatus? = nil) {
         let snapshot = AgentSnapshot(metadata: graph.metadata(named: AgentProtocol.metadataName))
         self.init(remote: remote, snapshot: snapshot, outputs: snapshot.outputs ?? graphOutputs,
-                  streams: StreamCandidate.all(in: graph, snapshot: snapshot))
+                  streams: StreamCandidate.all(in: graph, snapshot: snapshot),
+                  stack: snapshot.agent?.stack ?? graphStack)
     }
 
     /// Streams grouped as `status` lists them: by category in the order of

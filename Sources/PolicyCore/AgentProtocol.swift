@@ -55,10 +55,61 @@ public struct AgentStatus: Codable, Sendable, Equatable {
     public var configError: String?
     public var dryRun: Bool
     public var silentMode: Bool
+    /// The PipeWire and WirePlumber it runs beside (absent from agents older
+    /// than this field).
+    public var stack: StackStatus?
     public init(pid: Int32, version: String, startedAt: String, configFiles: [String], configError: String?,
-                dryRun: Bool, silentMode: Bool) {
+                dryRun: Bool, silentMode: Bool, stack: StackStatus? = nil) {
         self.pid = pid; self.version = version; self.startedAt = startedAt; self.configFiles = configFiles
-        self.configError = configError; self.dryRun = dryRun; self.silentMode = silentMode
+        self.configError = configError; self.dryRun = dryRun; self.silentMode = silentMode; self.stack = stack
+    }
+}
+
+/// `AgentStatus.stack`: which PipeWire and WirePlumber run, and what the
+/// agent decided they offer (`PipeWireStack`). The capabilities are the
+/// agent's decision, published so no reader has to repeat it.
+public struct StackStatus: Codable, Sendable, Equatable {
+    public struct PipeWire: Codable, Sendable, Equatable {
+        /// As the daemon's core info says (`pw-cli info 0`); absent if unknown.
+        public var version: String?
+        public init(version: String?) { self.version = version }
+    }
+    public struct WirePlumber: Codable, Sendable, Equatable {
+        /// Its main client's id.
+        public var client: UInt32
+        public var pid: Int32?
+        /// Absent when it could not be found out.
+        public var version: String?
+        /// `application.version` (WirePlumber ≥ 0.5) or `linked-library` (0.4).
+        public var versionSource: String?
+        public init(client: UInt32, pid: Int32?, version: String?, versionSource: String?) {
+            self.client = client; self.pid = pid; self.version = version; self.versionSource = versionSource
+        }
+    }
+
+    public var pipewire: PipeWire
+    /// Absent when no WirePlumber is connected.
+    public var wireplumber: WirePlumber?
+    public var capabilities: StackCapabilities
+
+    public init(pipewire: PipeWire, wireplumber: WirePlumber?, capabilities: StackCapabilities) {
+        self.pipewire = pipewire; self.wireplumber = wireplumber; self.capabilities = capabilities
+    }
+
+    public init(_ stack: PipeWireStack) {
+        self.init(pipewire: PipeWire(version: stack.pipewire),
+                  wireplumber: stack.wirePlumber.map {
+                      WirePlumber(client: $0.client, pid: $0.pid, version: $0.version, versionSource: $0.versionSource?.rawValue)
+                  },
+                  capabilities: stack.capabilities)
+    }
+
+    /// One line for the log and `pw-policy status`:
+    /// `PipeWire 0.3.65 · WirePlumber 0.4.13 · volume ramps: stepped (native from 0.3.68)`.
+    public var summary: String {
+        let daemon = pipewire.version.map { "PipeWire \($0)" } ?? "PipeWire (version unknown)"
+        let manager = wireplumber.map { "WirePlumber \($0.version ?? "(version unknown)")" } ?? "WirePlumber not running"
+        return [daemon, manager, capabilities.volumeRampsSummary].joined(separator: " · ")
     }
 }
 

@@ -9,8 +9,22 @@ public struct Graph: Sendable, Equatable {
     public var devices: [UInt32: Device] = [:]
     /// Metadata objects by id.
     public var metadata: [UInt32: Metadata] = [:]
+    /// The daemon itself, from the core's info event (nil until it arrived).
+    public var core: Core?
 
     public init() {}
+
+    /// The daemon's core info (`pw-cli info 0`): which PipeWire runs.
+    public struct Core: Sendable, Equatable {
+        /// The daemon's version, as it reports it (`0.3.65`, `1.4.2`).
+        public var version: String
+        /// The daemon's name (`pipewire-0`).
+        public var name: String
+        public var props: [String: String]
+        public init(version: String, name: String = "", props: [String: String] = [:]) {
+            self.version = version; self.name = name; self.props = props
+        }
+    }
 
     public struct Client: Sendable, Equatable {
         public var id: UInt32

@@ -21,6 +21,12 @@ final class AgentSession {
     private var seenStreams: [UInt32: String] = [:]
     private var lastWarnings: [String] = []
     private(set) var isReady = false
+    /// The PipeWire and WirePlumber this connection runs beside. Code that
+    /// chooses a mechanism by what the stack offers asks `stack.capabilities`.
+    private(set) var stack = PipeWireStack(pipewire: nil, wirePlumber: nil)
+    private let wirePlumberProbe = WirePlumberVersionProbe()
+    /// The stack as last logged and published.
+    private var reportedStack: StackStatus?
 
     init(connection: Connection, context: AgentContext) throws(ActionError) {
         self.connection = connection
@@ -73,6 +79,8 @@ final class AgentSession {
             emit(EventRecord(seq: 0, type: "silent-mode", text: "silent mode \(silent ? "on" : "off")"))
         }
         journal.appOverrides = controls.appOverrides.filter(\.value.persist)
+
+        observeStack(graph)
 
         let classified = context.classifications.classifyAll(graph: graph, overrides: controls.overrideTable)
         reportNewStreams(classified, graph: graph)
@@ -179,6 +187,17 @@ final class AgentSession {
         seenStreams = current
     }
 
+    /// Logs the stack once, then whenever it changes: WirePlumber going
+    /// away, coming back (restarted, perhaps another version).
+    private func observeStack(_ graph: Graph) {
+        stack = PipeWireStack.observed(in: graph, linkedLibraryVersion: wirePlumberProbe.version(pid:))
+        let status = StackStatus(stack)
+        guard status != reportedStack else { return }
+        let pid = status.wireplumber?.pid.map { " (WirePlumber pid \($0))" } ?? ""
+        log.notice("\(reportedStack == nil ? "stack" : "stack changed"): \(status.summary)\(pid)")
+        reportedStack = status
+    }
+
     private func reportWarnings(_ warnings: [String]) {
         guard warnings != lastWarnings else { return }
         for warning in warnings where !lastWarnings.contains(warning) { log.warning(warning) }
@@ -225,7 +244,8 @@ final class AgentSession {
 
         let agent = AgentStatus(pid: getpid(), version: context.options.version, startedAt: context.startedAt,
                                 configFiles: context.config.files, configError: context.configError,
-                                dryRun: context.options.dryRun, silentMode: context.journal.silentMode)
+                                dryRun: context.options.dryRun, silentMode: context.journal.silentMode,
+                                stack: reportedStack)
         publishGlobal(AgentProtocol.agentKey, StatusPublisher.json(agent), metadata: metadata)
         publishGlobal(AgentProtocol.outputsKey, StatusPublisher.json(StatusPublisher.outputs(graph: graph)), metadata: metadata)
         // Echo the effective silent mode, e.g. after a bad value was written.

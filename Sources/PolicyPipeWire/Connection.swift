@@ -1,4 +1,5 @@
 import CPipeWire
+import PolicyCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -30,6 +31,11 @@ public final class Connection {
     public var onDisconnect: ((String) -> Void)?
     /// Called for errors the daemon reports on our objects (id, message).
     public var onError: ((UInt32, Int32, String) -> Void)?
+    /// The daemon's core info (its version: which PipeWire runs); nil until
+    /// the daemon sent it, which it does right after connecting.
+    public private(set) var coreInfo: Graph.Core?
+    /// Called when `coreInfo` arrives or changes (the graph mirror keeps it).
+    var onCoreInfo: ((Graph.Core) -> Void)?
 
     /// The remote to use when none is given: `PIPEWIRE_REMOTE`, else `pipewire-0`.
     public static func defaultRemote(environment: [String: String]) -> String {
@@ -116,10 +122,26 @@ public final class Connection {
                 me.onError?(id, res, text)
             }
         }
+        events.info = { data, info in
+            guard let data, let info else { return }
+            let me = Unmanaged<Connection>.fromOpaque(data).takeUnretainedValue()
+            me.coreInfoChanged(info.pointee)
+        }
         let table = coreEvents ?? EventsTable(events)
         coreEvents = table
         _ = cpw_core_add_listener(core, hook.pointer, table.pointer, Unmanaged.passUnretained(self).toOpaque())
         hook.attached()
+    }
+
+    /// Both our cores are connected to the same daemon: either's info will do.
+    private func coreInfoChanged(_ info: pw_core_info) {
+        let changedProps = (info.change_mask & UInt64(PW_CORE_CHANGE_MASK_PROPS)) != 0
+        let core = Graph.Core(version: info.version.map { String(cString: $0) } ?? "",
+                              name: info.name.map { String(cString: $0) } ?? "",
+                              props: changedProps ? copyDictionary(info.props) : coreInfo?.props ?? [:])
+        guard core != coreInfo else { return }
+        coreInfo = core
+        onCoreInfo?(core)
     }
 
     private func connectionLost(_ reason: String) {

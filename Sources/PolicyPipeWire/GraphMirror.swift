@@ -25,7 +25,8 @@ public final class GraphMirror {
         case added(UInt32)
         /// A global went away (it is no longer in `graph`).
         case removed(UInt32)
-        /// Info of a node, link, client or device (props, state), or a device route.
+        /// Info of a node, link, client or device (props, state), or a device
+        /// route; `info(0)`: the daemon's core info (`graph.core`).
         case info(UInt32)
         /// A node's Props param (volume, channelVolumes, mute).
         case props(UInt32)
@@ -63,6 +64,11 @@ public final class GraphMirror {
         _ = cpw_registry_add_listener(registry, registryHook.pointer, tableRef.pointer,
                                       Unmanaged.passUnretained(self).toOpaque())
         registryHook.attached()
+        graph.core = connection.coreInfo
+        connection.onCoreInfo = { [weak self] core in
+            self?.graph.core = core
+            self?.changed(.info(UInt32(PW_ID_CORE)))
+        }
         // First round trip: all globals announced and bound. Second: the
         // info and params those binds asked for have arrived.
         connection.sync { [weak self] in

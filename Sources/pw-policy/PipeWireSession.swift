@@ -78,6 +78,11 @@ struct PipeWireSession {
 
     /// The outputs the graph shows, for when the agent has published none.
     var graphOutputs: [OutputStatus] { StatusPublisher.outputs(graph: graph) }
+
+    /// The stack the graph shows, for when the agent has published none.
+    var graphStack: StackStatus {
+        StackStatus(PipeWireStack.observed(in: graph, linkedLibraryVersion: WirePlumberVersionProbe().version(pid:)))
+    }
 }
 
 /// Keeps the connection, when the command is done, until the daemon has

@@ -11,8 +11,9 @@ struct StatusCommand: ParsableCommand {
         headsets) marked. Sessions are grouped by category; each stream shows its node id, \
         app, direction, state, options, output and the policy's effect, e.g. \
         [gain 0.20 DUCKED by "Maps"], [HELD: interrupted by "Zoom", resumes] or [SILENCED]. \
-        The agent section shows whether it runs, its config files and any config error, \
-        and silent mode.
+        The agent section shows whether it runs, the PipeWire and WirePlumber versions \
+        and whether fades use PipeWire's native volume ramps, its config files and any \
+        config error, and silent mode.
 
         When the agent is not running, the outputs and streams are still listed (without \
         policy), a one-line error goes to stderr and the exit status is 69.
@@ -24,7 +25,8 @@ struct StatusCommand: ParsableCommand {
     func run() throws {
         try reportingFailures {
             let session = try PipeWireSession.open(remote: remote.remote)
-            let view = StatusView(remote: session.remote, graph: session.graph, graphOutputs: session.graphOutputs)
+            let view = StatusView(remote: session.remote, graph: session.graph, graphOutputs: session.graphOutputs,
+                                  graphStack: session.graphStack)
             print(display.json ? StatusRenderer.json(view) : StatusRenderer.text(view, style: display.style),
                   terminator: display.json ? "\n" : "")
             if !view.snapshot.isRunning { throw CLIFailure.agentNotRunning(remote: session.remote) }

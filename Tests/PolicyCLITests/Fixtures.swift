@@ -21,7 +21,12 @@ enum Fixtures {
 
     static let agent = AgentStatus(pid: 4242, version: "0.1.0", startedAt: "12.5",
                                    configFiles: ["/usr/share/pw-policy/pw-policy.conf", "/home/u/.config/pw-policy/pw-policy.conf.d/10-mine.conf"],
-                                   configError: nil, dryRun: false, silentMode: false)
+                                   configError: nil, dryRun: false, silentMode: false, stack: stack)
+
+    static let stack = StackStatus(
+        pipewire: .init(version: "0.3.65"),
+        wireplumber: .init(client: 26, pid: 1931, version: "0.4.13", versionSource: "linked-library"),
+        capabilities: StackCapabilities(nativeVolumeRamps: false))
 
     static let outputs = [
         OutputStatus(id: 31, name: "speakers", description: "Speakers", isPrivate: false, isAvailable: true, isDefault: true),

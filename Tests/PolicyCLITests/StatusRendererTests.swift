@@ -18,6 +18,59 @@ import Testing
         #expect(line(containing: "Silent mode:")?.hasSuffix("off") == true)
     }
 
+    @Test func agentSectionShowsTheStackAfterTheRemote() throws {
+        let lines = text.split(separator: "\n").map(String.init)
+        let stack = try #require(lines.firstIndex { $0.contains("Stack:") })
+        #expect(lines[stack] == " ├─ Stack:       PipeWire 0.3.65 · WirePlumber 0.4.13 · volume ramps: stepped (native from 0.3.68)")
+        #expect(lines[stack - 1].contains("PipeWire:    'pipewire-0'"))
+    }
+
+    /// The agent's published stack wins over what the CLI found; without
+    /// the agent (or from an agent older than `stack`) the CLI's is shown.
+    @Test(arguments: [(true, true), (true, false), (false, false)])
+    func stackComesFromTheAgentElseTheGraph(agentRuns: Bool, agentPublishesStack: Bool) throws {
+        var graph = Fixtures.busyGraph
+        let id = try #require(graph.metadata(named: AgentProtocol.metadataName)?.id)
+        if agentRuns {
+            var agent = Fixtures.agent
+            if !agentPublishesStack { agent.stack = nil }
+            graph.metadata[id]?.entries[0]?[AgentProtocol.agentKey]?.value = Fixtures.json(agent)
+        } else {
+            graph.metadata = [:]
+        }
+        let cliStack = StackStatus(pipewire: .init(version: "1.4.2"),
+                                   wireplumber: .init(client: 32, pid: nil, version: "0.5.8", versionSource: "application.version"),
+                                   capabilities: StackCapabilities(nativeVolumeRamps: true))
+        let view = StatusView(remote: "pipewire-0", graph: graph, graphOutputs: [], graphStack: cliStack)
+        let expected = agentPublishesStack ? Fixtures.stack : cliStack
+        #expect(view.stack == expected)
+        #expect(StatusRenderer.text(view).contains("Stack:") && StatusRenderer.text(view).contains(expected.summary))
+        let objects = try #require(try JSONSerialization.jsonObject(with: Data(StatusRenderer.json(view).utf8)) as? [[String: Any]])
+        let info = try #require(objects.first { $0["type"] as? String == "PwPolicy:Agent" }?["info"] as? [String: Any])
+        let stack = try #require(info["stack"])
+        #expect(try JSONDecoder().decode(StackStatus.self, from: JSONSerialization.data(withJSONObject: stack)) == expected)
+    }
+
+    @Test func stackJSONShape() throws {
+        let objects = try #require(try JSONSerialization.jsonObject(with: Data(StatusRenderer.json(Fixtures.busyView).utf8)) as? [[String: Any]])
+        let info = try #require(objects.first { $0["type"] as? String == "PwPolicy:Agent" }?["info"] as? [String: Any])
+        let stack = try #require(info["stack"] as? [String: Any])
+        #expect((stack["pipewire"] as? [String: Any])?["version"] as? String == "0.3.65")
+        let wirePlumber = try #require(stack["wireplumber"] as? [String: Any])
+        #expect(wirePlumber["version"] as? String == "0.4.13" && wirePlumber["versionSource"] as? String == "linked-library")
+        #expect(wirePlumber["client"] as? Int == 26 && wirePlumber["pid"] as? Int == 1931)
+        #expect((stack["capabilities"] as? [String: Any])?["nativeVolumeRamps"] as? Bool == false)
+    }
+
+    @Test func missingWirePlumberStandsOut() {
+        var view = Fixtures.busyView
+        view.stack = StackStatus(pipewire: .init(version: "1.4.2"), wireplumber: nil,
+                                 capabilities: StackCapabilities(nativeVolumeRamps: true))
+        let colored = StatusRenderer.text(view, style: TextStyle(isColored: true))
+        #expect(colored.contains("PipeWire 1.4.2 · \u{1B}[31mWirePlumber not running\u{1B}[0m · volume ramps: native"))
+        #expect(StatusRenderer.text(view).contains("Stack:       PipeWire 1.4.2 · WirePlumber not running · volume ramps: native"))
+    }
+
     @Test func outputsMarkTheDefaultAndPrivateOnes() {
         #expect(line(containing: "31. Speakers")?.hasPrefix("  * ") == true)
         #expect(line(containing: "36. Headphones")?.hasPrefix("    ") == true)
