@@ -1,4 +1,5 @@
 import CPipeWire
+import PolicyCore
 
 /// libpipewire's process-wide state. `pw_init` must run once before any other
 /// call; it is idempotent, so every entry point calls `initialize()`.
@@ -15,6 +16,15 @@ public enum PipeWireLibrary {
     /// The version of the headers this binary was compiled against.
     public static var compiledVersion: String {
         String(cString: cpw_get_headers_version())
+    }
+
+    /// How the PipeWire this binary runs with reads SPA-JSON, so pw-policy
+    /// reads its files the same way. The linked library is what counts: its
+    /// config readers were compiled with the libspa of its own release
+    /// (libspa's tokenizer is inline code). No call to `initialize()` is
+    /// needed: the version is a constant of the library.
+    public static var configDialect: SPAJSONDialect {
+        PipeWireVersion(linkedVersion).map { SPAJSONDialect(pipeWire: $0) } ?? .default
     }
 }
 

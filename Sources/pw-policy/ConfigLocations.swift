@@ -1,13 +1,17 @@
 import Foundation
 import PolicyCore
+import PolicyPipeWire
 
 /// Where the config is searched: PipeWire's order (ConfigLoader), with the
 /// system directories extended by the install prefix of this binary
 /// (`/usr/local/bin/pw-policy` → `/usr/local/share/pw-policy`) and, when run
 /// from a source checkout (`.build/…/pw-policy`), the checkout's `conf/`.
+/// Files are read in the SPA-JSON dialect of the linked libpipewire, so
+/// `check-config` and the agent accept what that PipeWire accepts.
 enum ConfigLocations {
     static func loader(environment: [String: String] = ProcessInfo.processInfo.environment) -> ConfigLoader {
-        ConfigLoader(environment: environment, systemDirectories: systemDirectories())
+        ConfigLoader(environment: environment, systemDirectories: systemDirectories(),
+                     dialect: PipeWireLibrary.configDialect)
     }
 
     static func systemDirectories() -> [String] {

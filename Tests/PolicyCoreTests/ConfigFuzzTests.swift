@@ -4,7 +4,9 @@ import Testing
 /// Random and mutated inputs, with fixed seeds so a failure can be replayed:
 /// nothing may crash, every error must point inside its input, whatever
 /// parses must render and read back the same, and the parser must agree
-/// with libspa on everything it accepts.
+/// with libspa on everything it accepts. Both SPA-JSON dialects are fuzzed;
+/// the comparison with libspa runs in the dialect of the libspa compiled in
+/// (`LibspaReader.dialect`, see SPAJSONCrossCheckTests).
 @Suite struct ConfigFuzzTests {
     /// SplitMix64: small, fast and the same on every platform.
     struct Random {
@@ -41,18 +43,23 @@ import Testing
     }
 
     /// Checks what every parse must satisfy, returning the problem if any.
-    static func check(_ bytes: [UInt8]) -> String? {
+    static func check(_ bytes: [UInt8], dialect: SPAJSONDialect) -> String? {
         let lineCount = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).count
         do {
-            let document = try SPAJSONParser.parseDocument(bytes: bytes, file: "fuzz")
+            let document = try SPAJSONParser.parseDocument(bytes: bytes, file: "fuzz", dialect: dialect)
+            // What we write must read back the same in every dialect.
             let rendered = ConfigRenderer.spaJSON(document)
-            guard let reparsed = try? SPAJSONParser.parseDocument(rendered, file: "rendered"),
-                  reparsed.hasSameContent(as: document)
-            else { return "rendering does not read back: \(rendered.debugDescription)" }
-            guard let json = try? SPAJSONParser.parseDocument(ConfigRenderer.json(document), file: "json"),
-                  json.hasSameContent(as: document)
-            else { return "JSON rendering does not read back" }
-            // A trailing newline keeps libspa from returning a final comment as a token.
+            let json = ConfigRenderer.json(document)
+            for readBack in SPAJSONDialect.allCases {
+                guard let reparsed = try? SPAJSONParser.parseDocument(rendered, file: "rendered", dialect: readBack),
+                      reparsed.hasSameContent(as: document)
+                else { return "rendering does not read back in \(readBack): \(rendered.debugDescription)" }
+                guard let reparsed = try? SPAJSONParser.parseDocument(json, file: "json", dialect: readBack),
+                      reparsed.hasSameContent(as: document)
+                else { return "JSON rendering does not read back in \(readBack)" }
+            }
+            guard dialect == LibspaReader.dialect else { return nil }
+            // A trailing newline keeps libspa 0.3 from returning a final comment as a token.
             guard let theirs = LibspaReader.readDocument(bytes + [UInt8(ascii: "\n")]) else {
                 return "libspa rejects what we read as \(LibspaReading(document))"
             }
@@ -68,34 +75,37 @@ import Testing
         return nil
     }
 
-    @Test func randomInputsNeverCrashAndAgreeWithLibspa() {
+    @Test(arguments: SPAJSONDialect.allCases)
+    func randomInputsNeverCrashAndAgreeWithLibspa(dialect: SPAJSONDialect) {
         var random = Random(state: 0x5EED_0001)
         var accepted = 0
         for iteration in 0..<4000 {
             let input = Self.randomInput(&random)
-            if let problem = Self.check(input) {
+            if let problem = Self.check(input, dialect: dialect) {
                 Issue.record("iteration \(iteration), input \(input): \(problem)")
                 return
             }
-            if (try? SPAJSONParser.parseDocument(bytes: input, file: "f")) != nil { accepted += 1 }
+            if (try? SPAJSONParser.parseDocument(bytes: input, file: "f", dialect: dialect)) != nil { accepted += 1 }
         }
         // The generator must reach both outcomes, or the test checks little.
         #expect(accepted > 100)
         #expect(accepted < 3900)
     }
 
-    @Test func uniformRandomBytesNeverCrash() {
+    @Test(arguments: SPAJSONDialect.allCases)
+    func uniformRandomBytesNeverCrash(dialect: SPAJSONDialect) {
         var random = Random(state: 0x5EED_0002)
         for iteration in 0..<2000 {
             let input = (0..<random.below(64)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
-            if let problem = Self.check(input) {
+            if let problem = Self.check(input, dialect: dialect) {
                 Issue.record("iteration \(iteration), input \(input): \(problem)")
                 return
             }
         }
     }
 
-    @Test func mutationsOfTheShippedConfigNeverCrash() throws {
+    @Test(arguments: SPAJSONDialect.allCases)
+    func mutationsOfTheShippedConfigNeverCrash(dialect: SPAJSONDialect) throws {
         let original = Array(try ShippedConfigFile.text.utf8)
         var random = Random(state: 0x5EED_0003)
         var outcomes = (loaded: 0, parseErrors: 0, validationErrors: 0)
@@ -112,12 +122,13 @@ import Testing
                     bytes.swapAt(position, other)
                 }
             }
-            if let problem = Self.check(bytes) {
+            if let problem = Self.check(bytes, dialect: dialect) {
                 Issue.record("iteration \(iteration): \(problem)")
                 return
             }
             let loader = ConfigLoader(environment: ["PW_POLICY_CONFIG_DIR": "/m"],
-                                      fileSystem: .inMemory(["/m/pw-policy.conf": String(decoding: bytes, as: UTF8.self)]))
+                                      fileSystem: .inMemory(["/m/pw-policy.conf": String(decoding: bytes, as: UTF8.self)]),
+                                      dialect: dialect)
             do {
                 _ = try loader.load()
                 outcomes.loaded += 1
@@ -125,7 +136,7 @@ import Testing
                 for each in error.all {
                     #expect(each.file == "/m/pw-policy.conf" && each.line >= 1 && each.column >= 1, "\(each)")
                 }
-                if (try? SPAJSONParser.parseDocument(bytes: bytes, file: "x")) == nil {
+                if (try? SPAJSONParser.parseDocument(bytes: bytes, file: "x", dialect: dialect)) == nil {
                     outcomes.parseErrors += 1
                 } else {
                     outcomes.validationErrors += 1
@@ -139,12 +150,14 @@ import Testing
         #expect(outcomes.validationErrors > 0)
     }
 
-    @Test func randomFragmentsMergeWithoutCrashing() throws {
-        let base = try SPAJSONParser.parseDocument(try ShippedConfigFile.text, file: "base")
+    @Test(arguments: SPAJSONDialect.allCases)
+    func randomFragmentsMergeWithoutCrashing(dialect: SPAJSONDialect) throws {
+        let base = try SPAJSONParser.parseDocument(try ShippedConfigFile.text, file: "base", dialect: dialect)
         var random = Random(state: 0x5EED_0004)
         var decoded = 0
         for _ in 0..<1500 {
-            guard let fragment = try? SPAJSONParser.parseDocument(bytes: Self.randomInput(&random), file: "frag") else { continue }
+            let bytes = Self.randomInput(&random)
+            guard let fragment = try? SPAJSONParser.parseDocument(bytes: bytes, file: "frag", dialect: dialect) else { continue }
             guard let merged = ConfigMerge.merge([base, fragment]) else {
                 Issue.record("merge of two documents gave nothing")
                 return

@@ -28,6 +28,10 @@ public struct LoadedConfig: Sendable, Equatable {
 ///   directory; a name in a higher-priority directory hides the same name in
 ///   lower ones (so a user can mask a system fragment), and all of them are
 ///   merged over the main file in name order (as WirePlumber 0.5 does).
+///
+/// Files are read in the SPA-JSON dialect of the PipeWire installed beside
+/// the agent (`SPAJSONDialect`), so a file is refused exactly when that
+/// PipeWire would read it differently or not at all.
 public struct ConfigLoader: Sendable {
     public static let fileName = "pw-policy.conf"
     public static let dropInDirectoryName = "pw-policy.conf.d"
@@ -36,10 +40,12 @@ public struct ConfigLoader: Sendable {
     public var environment: [String: String]
     public var systemDirectories: [String]
     public var fileSystem: ConfigFileSystem
+    public var dialect: SPAJSONDialect
 
     public init(environment: [String: String], systemDirectories: [String] = defaultSystemDirectories,
-                fileSystem: ConfigFileSystem = .live) {
+                fileSystem: ConfigFileSystem = .live, dialect: SPAJSONDialect = .default) {
         self.environment = environment; self.systemDirectories = systemDirectories; self.fileSystem = fileSystem
+        self.dialect = dialect
     }
 
     /// The directories searched, highest priority first.
@@ -94,7 +100,7 @@ public struct ConfigLoader: Sendable {
         var errors: [ConfigError] = []
         for file in files {
             do {
-                documents.append(try SPAJSONParser.parseDocument(bytes: try fileSystem.read(file), file: file))
+                documents.append(try SPAJSONParser.parseDocument(bytes: try fileSystem.read(file), file: file, dialect: dialect))
             } catch {
                 errors.append(error)
             }

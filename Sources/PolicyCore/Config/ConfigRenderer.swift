@@ -53,15 +53,17 @@ public enum ConfigRenderer {
         return result + "\""
     }
 
-    /// Conservative: plain words of letters, digits and `. - _ / + ~ @ ^ $ | ( ) ? !`
-    /// that are not keywords or numbers. Regular expressions (`~…`) are
-    /// quoted anyway, as PipeWire's own files write them.
+    /// Conservative: plain words of ASCII letters, digits and
+    /// `. - _ / + ~ @ ^ $ | ( ) ? !` that are not keywords or numbers, so the
+    /// output reads the same in every SPA-JSON dialect (PipeWire 1.2 refuses
+    /// non-ASCII unquoted). Regular expressions (`~…`) are quoted anyway, as
+    /// PipeWire's own files write them.
     private static func isSafeBare(_ string: String) -> Bool {
         guard !string.isEmpty, !string.hasPrefix("~"), !["null", "true", "false"].contains(string),
               !SPAJSONParser.isNumber(string[...])
         else { return false }
         return string.unicodeScalars.allSatisfy { scalar in
-            scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || bareSymbols.contains(scalar)
+            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || bareSymbols.contains(scalar))
         }
     }
 

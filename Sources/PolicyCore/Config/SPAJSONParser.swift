@@ -1,39 +1,47 @@
 /// Parses PipeWire's relaxed JSON (SPA-JSON) as libspa's `spa/utils/json.h`
 /// tokenizes it, so a file means here what it means to PipeWire:
 ///
-/// * `:`, `=` and `,` separate like whitespace (`{ a b }` is `{ "a": "b" }`);
+/// * `,` separates like whitespace, and so do `:` and `=` (in the
+///   `pipeWire1_2` dialect only between a key and its value);
 /// * a `#` where a token may start comments out the rest of the line;
-/// * an unquoted token runs until whitespace or one of `: , = ] }`, and is
-///   `null`, `true`, `false`, a number (only `+-0123456789.Ee` characters and
-///   a complete float) or else a string;
+/// * an unquoted token runs until whitespace or one of `: , = ] }` (and, in
+///   the `pipeWire1_2` dialect, `"`, `#` or NUL), and is `null`, `true`,
+///   `false`, a number (only `+-0123456789.Ee` characters and a complete
+///   float) or else a string;
 /// * quoted strings take JSON escapes and no raw control characters.
 ///
-/// Where libspa silently accepts a mistake — an unclosed string or bracket at
-/// the end of the file, `]` closing a `{`, text after the top-level object,
-/// `\u` escapes that are not four hex digits, invalid UTF-8 — this parser
-/// reports it with its line and column instead (see SPAJSONCrossCheckTests).
+/// The rules that changed between PipeWire releases follow the dialect given
+/// (`SPAJSONDialect`). Where libspa silently accepts a mistake — an unclosed
+/// string or bracket at the end of the file, `]` closing a `{`, text after
+/// the top-level object, `\u` escapes that are not four hex digits, invalid
+/// UTF-8 — this parser reports it with its line and column instead, in both
+/// dialects (see SPAJSONCrossCheckTests).
 public enum SPAJSONParser {
     /// Deeper nesting is refused rather than risking the stack on hostile input.
     public static let maximumDepth = 128
 
     /// A configuration file: a top-level object, written with or without its
     /// braces (PipeWire's files usually omit them).
-    public static func parseDocument(_ text: String, file: String) throws(ConfigError) -> SPAJSON {
-        try parseDocument(bytes: Array(text.utf8), file: file)
+    public static func parseDocument(_ text: String, file: String,
+                                     dialect: SPAJSONDialect = .default) throws(ConfigError) -> SPAJSON {
+        try parseDocument(bytes: Array(text.utf8), file: file, dialect: dialect)
     }
 
-    public static func parseDocument(bytes: [UInt8], file: String) throws(ConfigError) -> SPAJSON {
-        var parser = Parser(lexer: SPAJSONLexer(bytes: bytes, file: file))
+    public static func parseDocument(bytes: [UInt8], file: String,
+                                     dialect: SPAJSONDialect = .default) throws(ConfigError) -> SPAJSON {
+        var parser = Parser(lexer: SPAJSONLexer(bytes: bytes, file: file, dialect: dialect))
         return try parser.document()
     }
 
     /// Exactly one value (an object, array or scalar) and nothing after it.
-    public static func parseValue(_ text: String, file: String = "<input>") throws(ConfigError) -> SPAJSON {
-        try parseValue(bytes: Array(text.utf8), file: file)
+    public static func parseValue(_ text: String, file: String = "<input>",
+                                  dialect: SPAJSONDialect = .default) throws(ConfigError) -> SPAJSON {
+        try parseValue(bytes: Array(text.utf8), file: file, dialect: dialect)
     }
 
-    public static func parseValue(bytes: [UInt8], file: String = "<input>") throws(ConfigError) -> SPAJSON {
-        var parser = Parser(lexer: SPAJSONLexer(bytes: bytes, file: file))
+    public static func parseValue(bytes: [UInt8], file: String = "<input>",
+                                  dialect: SPAJSONDialect = .default) throws(ConfigError) -> SPAJSON {
+        var parser = Parser(lexer: SPAJSONLexer(bytes: bytes, file: file, dialect: dialect))
         return try parser.singleValue()
     }
 
@@ -52,6 +60,7 @@ private struct Parser {
     mutating func document() throws(ConfigError) -> SPAJSON {
         let (token, position) = try lexer.next()
         if case .open(UInt8(ascii: "{")) = token {
+            try refuseKeySeparator(before: token)
             let object = try objectBody(openedAt: position, depth: 1)
             try expectEnd(after: "the top-level object")
             return object
@@ -64,6 +73,7 @@ private struct Parser {
 
     mutating func singleValue() throws(ConfigError) -> SPAJSON {
         let (token, position) = try lexer.next()
+        try refuseKeySeparator(before: token)
         if case .end = token { throw ConfigError(at: position, "expected a value, found the end of the input") }
         let value = try self.value(token, at: position, depth: 0)
         try expectEnd(after: "the value")
@@ -72,6 +82,7 @@ private struct Parser {
 
     private mutating func expectEnd(after what: String) throws(ConfigError) {
         let (token, position) = try lexer.next()
+        try refuseKeySeparator(before: token)
         if case .end = token { return }
         throw ConfigError(at: position, "unexpected \(token.description) after \(what)")
     }
@@ -118,6 +129,7 @@ private struct Parser {
         var members: [SPAJSON.Member] = []
         while true {
             let (token, position) = try lexer.next()
+            try refuseKeySeparator(before: token)
             let key: String
             switch token {
             case .end:
@@ -145,10 +157,22 @@ private struct Parser {
         }
     }
 
+    /// `:` and `=` where no key is waiting for its value: whitespace to
+    /// PipeWire up to 1.0, an error from 1.2 on (the tokenizer pairs keys
+    /// with values). Checked before every token except a value after a key.
+    private func refuseKeySeparator(before token: SPAJSONLexer.Token) throws(ConfigError) {
+        guard lexer.dialect == .pipeWire1_2, let (separator, at) = lexer.keySeparatorBefore else { return }
+        let shown = Character(Unicode.Scalar(separator))
+        throw ConfigError(at: at, "'\(shown)' before \(token.description) is not between a key and its value (PipeWire 1.2 and later refuse it)")
+    }
+
     private mutating func arrayBody(openedAt opening: SourcePosition, depth: Int) throws(ConfigError) -> SPAJSON {
         var elements: [SPAJSON] = []
         while true {
             let (token, position) = try lexer.next()
+            if lexer.dialect == .pipeWire1_2, let (separator, at) = lexer.keySeparatorBefore {
+                throw ConfigError(at: at, "'\(Character(Unicode.Scalar(separator)))' in an array: separate elements with spaces or ',' (PipeWire 1.2 and later refuse it)")
+            }
             switch token {
             case .end:
                 throw ConfigError(at: opening, "unclosed '[': no matching ']' before the end of the file")
@@ -185,26 +209,32 @@ struct SPAJSONLexer {
 
     let bytes: [UInt8]
     let file: String
+    let dialect: SPAJSONDialect
+    /// The first `:` or `=` between the previous token and the latest one:
+    /// the parser decides whether one may stand there.
+    private(set) var keySeparatorBefore: (UInt8, SourcePosition)?
     private var index = 0
     private var line = 1
     private var column = 1
-    private var pushedBack: (Token, SourcePosition)?
+    private var pushedBack: (token: Token, position: SourcePosition, separator: (UInt8, SourcePosition)?)?
 
-    init(bytes: [UInt8], file: String) {
-        self.bytes = bytes; self.file = file
+    init(bytes: [UInt8], file: String, dialect: SPAJSONDialect) {
+        self.bytes = bytes; self.file = file; self.dialect = dialect
     }
 
     private var position: SourcePosition { SourcePosition(file: file, line: line, column: column) }
 
     mutating func pushBack(_ token: Token, at position: SourcePosition) {
-        pushedBack = (token, position)
+        pushedBack = (token, position, keySeparatorBefore)
     }
 
     mutating func next() throws(ConfigError) -> (Token, SourcePosition) {
         if let token = pushedBack {
             pushedBack = nil
-            return token
+            keySeparatorBefore = token.separator
+            return (token.token, token.position)
         }
+        keySeparatorBefore = nil
         skipSeparatorsAndComments()
         let start = position
         guard index < bytes.count else { return (.end, start) }
@@ -237,8 +267,10 @@ struct SPAJSONLexer {
     private mutating func skipSeparatorsAndComments() {
         while index < bytes.count {
             switch bytes[index] {
-            case 0, UInt8(ascii: "\t"), UInt8(ascii: " "), UInt8(ascii: "\r"), UInt8(ascii: "\n"),
-                 UInt8(ascii: ":"), UInt8(ascii: "="), UInt8(ascii: ","):
+            case 0, UInt8(ascii: "\t"), UInt8(ascii: " "), UInt8(ascii: "\r"), UInt8(ascii: "\n"), UInt8(ascii: ","):
+                advance()
+            case UInt8(ascii: ":"), UInt8(ascii: "="):
+                if keySeparatorBefore == nil { keySeparatorBefore = (bytes[index], position) }
                 advance()
             case UInt8(ascii: "#"):
                 while index < bytes.count, bytes[index] != UInt8(ascii: "\n"), bytes[index] != UInt8(ascii: "\r") {
@@ -250,11 +282,15 @@ struct SPAJSONLexer {
         }
     }
 
-    private static func endsBareWord(_ byte: UInt8) -> Bool {
+    private func endsBareWord(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "\t"), UInt8(ascii: " "), UInt8(ascii: "\r"), UInt8(ascii: "\n"),
              UInt8(ascii: ":"), UInt8(ascii: ","), UInt8(ascii: "="), UInt8(ascii: "]"), UInt8(ascii: "}"):
             true
+        case 0, UInt8(ascii: "\""), UInt8(ascii: "#"):
+            // PipeWire 1.2 ends the word there (a string or a comment starts);
+            // 0.3 keeps them in it.
+            dialect == .pipeWire1_2
         default:
             false
         }
@@ -262,8 +298,11 @@ struct SPAJSONLexer {
 
     private mutating func bareWord() throws(ConfigError) -> String {
         var text: [UInt8] = []
-        while index < bytes.count, !Self.endsBareWord(bytes[index]) {
+        while index < bytes.count, !endsBareWord(bytes[index]) {
             let byte = bytes[index]
+            if dialect == .pipeWire1_2 {
+                try refuseInUnquotedWord(byte, after: text)
+            }
             if byte == 0 {
                 // libspa would keep it and then cut the C string there.
                 throw ConfigError(at: position, "NUL byte inside '\(String(decoding: text, as: UTF8.self))'")
@@ -276,6 +315,22 @@ struct SPAJSONLexer {
             }
         }
         return String(decoding: text, as: UTF8.self)
+    }
+
+    /// What PipeWire 1.2 and later allow in an unquoted word: printable
+    /// ASCII except `\` (0.3 takes any byte and leaves the check to readers).
+    private func refuseInUnquotedWord(_ byte: UInt8, after text: [UInt8]) throws(ConfigError) {
+        let word = text.isEmpty ? "an unquoted word" : "the unquoted word '\(String(decoding: text, as: UTF8.self))…'"
+        switch byte {
+        case UInt8(ascii: "\\"):
+            throw ConfigError(at: position, "'\\' in \(word): escapes only work in quoted strings (PipeWire 1.2 and later refuse it)")
+        case 0x80...:
+            throw ConfigError(at: position, "non-ASCII character in \(word): quote the value (PipeWire 1.2 and later refuse it unquoted)")
+        case ..<0x20, 0x7F:
+            throw ConfigError(at: position, "control character U+\(hex4(UInt32(byte))) in \(word) (PipeWire 1.2 and later refuse it)")
+        default:
+            return
+        }
     }
 
     private mutating func quotedString() throws(ConfigError) -> String {
@@ -295,6 +350,10 @@ struct SPAJSONLexer {
                 try appendEscape(to: &text)
             case UInt8(ascii: "\n"), UInt8(ascii: "\r"):
                 throw ConfigError(at: opening, "unterminated string: the line ends before the closing '\"' (write a line break as \\n)")
+            case 0x7F where dialect == .pipeWire1_2:
+                // JSON allows a raw DEL, and so does libspa from PipeWire 1.2.
+                text.append(byte)
+                advance()
             case 0..<0x20, 0x7F:
                 throw ConfigError(at: position, "control character U+\(hex4(UInt32(byte))) in a string; write it as an escape such as \\u\(hex4(UInt32(byte)))")
             case 0x80...:
