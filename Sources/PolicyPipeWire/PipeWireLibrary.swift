@@ -24,7 +24,7 @@ public enum PipeWireLibrary {
     /// (libspa's tokenizer is inline code). No call to `initialize()` is
     /// needed: the version is a constant of the library.
     public static var configDialect: SPAJSONDialect {
-        PipeWireVersion(linkedVersion).map { SPAJSONDialect(pipeWire: $0) } ?? .default
+        SemanticVersion(parsing: linkedVersion).map { SPAJSONDialect(pipeWire: $0) } ?? .default
     }
 }
 

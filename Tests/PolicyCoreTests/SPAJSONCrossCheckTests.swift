@@ -248,7 +248,7 @@ import Testing
     /// tokenizer compiled in really behaves as that dialect says, on one
     /// input each generation reads its own way.
     @Test func compiledLibspaIsTheDialectItsVersionSays() throws {
-        let version = try #require(PipeWireVersion(String(cString: cpw_get_headers_version())))
+        let version = try #require(SemanticVersion(parsing: String(cString: cpw_get_headers_version())))
         #expect(LibspaReader.dialect == SPAJSONDialect(pipeWire: version))
         let arrayWithEquals = LibspaReader.readDocument(Array("a = [ 1 = 2 ]".utf8))
         switch LibspaReader.dialect {
@@ -329,7 +329,7 @@ enum LibspaReader {
     /// version (Debian builds libspa and libpipewire from one source, so the
     /// PipeWire headers' version is libspa's).
     static let dialect: SPAJSONDialect = {
-        guard let version = PipeWireVersion(String(cString: cpw_get_headers_version())) else {
+        guard let version = SemanticVersion(parsing: String(cString: cpw_get_headers_version())) else {
             fatalError("cannot read the PipeWire headers' version \(String(cString: cpw_get_headers_version()))")
         }
         return SPAJSONDialect(pipeWire: version)

@@ -17,10 +17,10 @@ public enum SPAJSONDialect: Sendable, Hashable, CaseIterable, CustomStringConver
 
     /// The first release whose libspa reads the `pipeWire1_2` way (the
     /// commits 31e5823, 921c8b9, 11e20ef and 3775e4e, March 2024).
-    public static let pipeWire1_2Since = PipeWireVersion(1, 1, 81)
+    public static let pipeWire1_2Since = SemanticVersion(1, 1, 81)
 
     /// The dialect of the PipeWire a caller says is installed.
-    public init(pipeWire version: PipeWireVersion) {
+    public init(pipeWire version: SemanticVersion) {
         self = version >= Self.pipeWire1_2Since ? .pipeWire1_2 : .pipeWire0_3
     }
 
