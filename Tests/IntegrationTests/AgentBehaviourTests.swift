@@ -12,7 +12,7 @@ struct AgentBehaviourTests {
         let music = try scene.play("music")
         let game = try scene.play("ambient-game", role: nil, properties: "{ policy.category=ambient }")
         defer { music.stop(); game.stop() }
-        #expect(scene.client.wait { _ in scene.status("ambient-game")?.category == "ambient" })
+        #expect(scene.client.wait { _ in scene.polledStatus("ambient-game")?.category == "ambient" })
         scene.client.pump(0.7)
         #expect(scene.waitForSinks("music", ["speakers"]) && scene.waitForSinks("ambient-game", ["speakers"]),
                 "\(scene.describe(["music", "ambient-game"]))")
@@ -27,8 +27,8 @@ struct AgentBehaviourTests {
         let game = try scene.play("game", role: "Game")
         let held = scene.client.wait { _ in scene.sinks(of: "music").isEmpty && scene.volume("music") == 0 }
         #expect(held, "music should be held: \(scene.describe(["music", "game"]))")
-        #expect(scene.client.wait { _ in scene.status("music")?.hold?.kind == "interrupted" })
-        #expect(scene.status("music")?.hold?.resumable == false)
+        #expect(scene.client.wait { _ in scene.polledStatus("music")?.hold?.kind == "interrupted" })
+        #expect(try scene.status("music").hold?.resumable == false)
         #expect(scene.sinks(of: "game") == ["speakers"] && scene.volume("game") == 1)
         game.stop()
         // Released after the debounce: linked again and back at full gain.
@@ -49,7 +49,7 @@ struct AgentBehaviourTests {
                                     properties: "{ policy.category=playback policy.options=[ duck-others ] }", target: "headphones")
         #expect(scene.waitForSinks("prompt", ["headphones"]))
         #expect(scene.waitForVolume("music", 0.2), "\(scene.describe(["music", "prompt"]))")
-        #expect(scene.status("music")?.duckedBy.first?.app != nil)
+        #expect(try scene.status("music").duckedBy.first?.app != nil)
         let during = try Audio.recordRMS(sandbox: scene.sandbox, sink: "speakers", seconds: 1.0, pumping: scene.client)
         #expect(before > 0.1, "music RMS before the prompt: \(before)")
         #expect(abs(during / before - 0.2) <= 0.02, "RMS ratio \(during / before) (before \(before), during \(during))")
@@ -70,7 +70,7 @@ struct AgentBehaviourTests {
                                             "--playback-props={ media.role=Communication target.object=headphones }"])
         let held = scene.client.wait { _ in scene.sinks(of: "music").isEmpty && scene.volume("music") == 0 }
         #expect(held, "music should be held during the call: \(scene.describe(["music"]))\n\(scene.log)")
-        #expect(scene.status("music")?.hold?.kind == "interrupted" && scene.status("music")?.hold?.resumable == true)
+        #expect(try scene.status("music").hold?.kind == "interrupted" && scene.status("music").hold?.resumable == true)
         scene.client.pump(2.0)
         call.stop()
         #expect(scene.waitForSinks("music", ["speakers"]) && scene.waitForVolume("music", 1), "\(scene.describe(["music"]))")
@@ -91,7 +91,7 @@ struct AgentBehaviourTests {
         #expect(on.status == 0, "\(on.stderr)")
         #expect(scene.waitForVolume("game", 0) && scene.waitForVolume("ping", 0), "\(scene.describe(["game", "ping"]))")
         #expect(scene.volume("music") == 1)
-        #expect(scene.status("game")?.silenced == true)
+        #expect(try scene.status("game").silenced == true)
         let off = try scene.cli(["silent", "off"])
         #expect(off.status == 0)
         #expect(scene.waitForVolume("game", 1) && scene.waitForVolume("ping", 1), "\(scene.describe(["game", "ping"]))")
@@ -124,7 +124,7 @@ struct AgentBehaviourTests {
                                                 "--channels", "2", "-P", "{ stream.capture.sink=true }", monitor])
         scene.client.pump(0.5)
         try scene.sandbox.run(["pw-cli", "destroy", String(headphones.id)])
-        let held = scene.client.wait { _ in scene.status("music")?.hold?.kind == "route-lost" }
+        let held = scene.client.wait { _ in scene.polledStatus("music")?.hold?.kind == "route-lost" }
         #expect(held, "\(scene.describe(["music"]))\n\(scene.log)")
         scene.client.pump(1.0)
         recorder.stop(signal: SIGINT)
@@ -134,7 +134,7 @@ struct AgentBehaviourTests {
         let leaked = try Audio.loudFrames(ofWAV: monitor, skip: 0.2)
         #expect(leaked <= 1024, "\(leaked) frames of music reached the speakers after the unplug")
         #expect(scene.sinks(of: "music").isEmpty && scene.volume("music") == 0, "\(scene.describe(["music"]))")
-        #expect(scene.status("music")?.hold?.output == "headphones")
+        #expect(try scene.status("music").hold?.output == "headphones")
 
         let resume = try scene.cli(["resume", String(scene.stream("music")!.id)])
         #expect(resume.status == 0, "\(resume.stdout)\(resume.stderr)")
@@ -154,12 +154,12 @@ struct AgentBehaviourTests {
         try scene.sandbox.run(["pw-metadata", "0", "default.configured.audio.sink", "{ \"name\": \"new-headphones\" }", "Spa:String:JSON"])
         var everHeld = false
         let moved = scene.client.wait(timeout: 5) { _ in
-            if scene.volume("music") == 0 || scene.status("music")?.hold != nil { everHeld = true }
+            if scene.volume("music") == 0 || scene.polledStatus("music")?.hold != nil { everHeld = true }
             return scene.sinks(of: "music") == ["new-headphones"]
         }
         #expect(moved, "\(scene.describe(["music"]))")
         scene.client.pump(0.5)
-        #expect(!everHeld && scene.volume("music") == 1 && scene.status("music")?.hold == nil)
+        #expect(try !everHeld && scene.volume("music") == 1 && scene.status("music").hold == nil)
     }
 
     @Test func anUnclassifiedStreamBehavesAsWithoutTheAgent() throws {
@@ -167,7 +167,7 @@ struct AgentBehaviourTests {
         let music = try scene.play("music")
         let unknown = try scene.play("unknown", role: "")
         defer { music.stop(); unknown.stop() }
-        #expect(scene.client.wait { _ in scene.status("unknown")?.source == "default" }, "\(String(describing: scene.status("unknown")))")
+        #expect(scene.client.wait { _ in scene.polledStatus("unknown")?.source == "default" }, "\(String(describing: scene.polledStatus("unknown")))")
         scene.client.pump(0.7)
         #expect(scene.sinks(of: "unknown") == ["speakers"] && scene.volume("unknown") == 1)
         #expect(scene.sinks(of: "music") == ["speakers"] && scene.volume("music") == 1)

@@ -48,10 +48,10 @@ struct FaultTests {
         // with it (0.4.13 asks for new links but never activates them for
         // streams its predecessor set up: only the apps reopening them would
         // play again), and the prompt still ducks it.
-        #expect(abs((scene.volume("game") ?? 0) - 0.2) < 0.01 && scene.status("game")?.hold == nil,
+        #expect(try abs((scene.volume("game") ?? 0) - 0.2) < 0.01 && scene.status("game").hold == nil,
                 "\(scene.describe(["game"]))")
         #expect(scene.agent?.isRunning == true, "the agent died:\n\(scene.log)")
-        #expect(scene.status("player")?.hold != nil)
+        #expect(try scene.status("player").hold != nil)
         return true
     }
 
@@ -94,7 +94,9 @@ struct FaultTests {
         scene.client.pump(1)  // what the agent still does after the storm
 
         // No metadata entry about a stream that is gone, in ours or WirePlumber's.
-        let leftovers = scene.freshRead { graph -> [String] in
+        let leftovers = try scene.freshRead { graph -> [String] in
+            // Read, or "no entries" proves nothing.
+            try #require(graph.metadata(named: AgentProtocol.metadataName) != nil && graph.metadata(named: "default") != nil)
             let live = Set(graph.nodes.keys).union([0])
             return graph.metadata.values.flatMap { metadata in
                 metadata.entries.keys.filter { !live.contains($0) }.map { "\(metadata.name) subject \($0)" }
@@ -107,7 +109,7 @@ struct FaultTests {
         #expect(Set(journal.applied.keys).isSubset(of: live) && Set(journal.memory.streams.keys).isSubset(of: live)
                 && Set(journal.memory.held.keys).isSubset(of: live), "journal: \(journal.applied.keys.sorted())")
         #expect(!journal.memory.sessions.values.contains { $0.appName.hasPrefix("storm-") })
-        #expect(scene.status("music")?.hold == nil && scene.status("music")?.gain == 1)
+        #expect(try scene.status("music").hold == nil && scene.status("music").gain == 1)
     }
 
     /// A client PipeWire restricts (as it does Flatpak apps) reads the agent's
@@ -118,7 +120,7 @@ struct FaultTests {
         let music = try scene.play("music")
         defer { music.stop() }
         let id = try #require(scene.stream("music")?.id)
-        #expect(scene.client.wait { _ in scene.status("music")?.category == "playback" })
+        #expect(scene.client.wait { _ in scene.polledStatus("music")?.category == "playback" })
 
         let sandboxed = try TestClient(sandbox: scene.sandbox, properties: ["pipewire.client.access": "restricted"])
         // WirePlumber gives it read and execute permissions on everything.
@@ -141,10 +143,10 @@ struct FaultTests {
         #expect(refused == writes.count, "PipeWire accepted \(writes.count - refused) writes")
 
         scene.client.pump(0.5)
-        let entries = scene.freshRead { $0.metadata(named: AgentProtocol.metadataName)?.entries }
-        let written = writes.filter { entries??[$0.0]?[$0.1]?.value == $0.2 }.map(\.1)
+        let entries = try scene.freshRead { try #require($0.metadata(named: AgentProtocol.metadataName)).entries }
+        let written = writes.filter { entries[$0.0]?[$0.1]?.value == $0.2 }.map(\.1)
         #expect(written == [], "these reached the agent's metadata")
-        #expect(scene.status("music")?.category == "playback" && scene.agentStatus()?.silentMode == false)
+        #expect(try scene.status("music").category == "playback" && scene.agentStatus()?.silentMode == false)
 
         // The CLI run as a restricted client says why and exits 77; reading works.
         let config = scene.sandbox.path("restricted-config")

@@ -45,9 +45,11 @@ final class AgentScene {
         if !ready { throw SceneError.agentDidNotStart(log) }
     }
 
-    /// The agent's published status, read through a fresh binding.
+    /// The agent's published status, read through a fresh binding; nil
+    /// when it cannot be read (for polling: compare it with a value, never
+    /// with nil).
     func agentStatus() -> AgentStatus? {
-        freshRead { $0.metadata(named: AgentProtocol.metadataName)?.value(subject: 0, key: AgentProtocol.agentKey) }?
+        (try? freshRead { $0.metadata(named: AgentProtocol.metadataName)?.value(subject: 0, key: AgentProtocol.agentKey) })?
             .flatMap { try? JSONDecoder().decode(AgentStatus.self, from: Data($0.utf8)) }
     }
 
@@ -56,11 +58,12 @@ final class AgentScene {
     /// bind of an exported metadata whose client left before the exporter
     /// answered, and then sends that metadata's changes to no settled
     /// client again (the CLI's Farewell does the same).
-    func freshRead<T>(_ read: (Graph) -> T) -> T? {
-        guard let reader = try? TestClient(sandbox: sandbox) else { return nil }
-        let value = read(reader.graph)
-        reader.mirror.finishMetadataBinds(roundTripTimeout: 2)
-        return value
+    /// Throws when no client can connect: a read that failed must not look
+    /// like an empty graph.
+    func freshRead<T>(_ read: (Graph) throws -> T) throws -> T {
+        let reader = try TestClient(sandbox: sandbox)
+        defer { reader.mirror.finishMetadataBinds(roundTripTimeout: 2) }
+        return try read(reader.graph)
     }
 
     func stopAgent(signal: Int32 = SIGTERM) {
@@ -97,9 +100,30 @@ final class AgentScene {
     /// binding: PipeWire 0.3.65 does not forward metadata changes to settled
     /// listeners while another client is binding the object (a CLI call), so
     /// a long-lived observer can miss updates.
-    func status(_ name: String) -> StreamStatus? {
+    ///
+    /// A read that fails (no such stream, no agent metadata, no entry for
+    /// the stream, an entry that does not decode) records an issue and
+    /// throws, so that `try scene.status("music").hold == nil` cannot pass
+    /// on a status that was never read. Inside waits use `polledStatus`.
+    func status(_ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> StreamStatus {
+        let id = try #require(stream(name)?.id, "no stream '\(name)' in the graph", sourceLocation: sourceLocation)
+        let json = try freshRead { graph in
+            let metadata = try #require(graph.metadata(named: AgentProtocol.metadataName),
+                                        "no '\(AgentProtocol.metadataName)' metadata: the agent is not running",
+                                        sourceLocation: sourceLocation)
+            return try #require(metadata.value(subject: id, key: AgentProtocol.streamKey),
+                                "the agent published no status for '\(name)' (node \(id))", sourceLocation: sourceLocation)
+        }
+        return try JSONDecoder().decode(StreamStatus.self, from: Data(json.utf8))
+    }
+
+    /// The stream's published status for polling (`client.wait`): nil while
+    /// it cannot be read. Compare with a value; a condition that holds for
+    /// nil (`?.hold == nil`) would pass on a failed read, so write
+    /// `polledStatus(name).map { $0.hold == nil } == true`.
+    func polledStatus(_ name: String) -> StreamStatus? {
         guard let id = stream(name)?.id,
-              let json = freshRead({ $0.metadata(named: AgentProtocol.metadataName)?.value(subject: id, key: AgentProtocol.streamKey) }) ?? nil
+              let json = (try? freshRead({ $0.metadata(named: AgentProtocol.metadataName)?.value(subject: id, key: AgentProtocol.streamKey) })) ?? nil
         else { return nil }
         return try? JSONDecoder().decode(StreamStatus.self, from: Data(json.utf8))
     }
