@@ -24,15 +24,18 @@ struct AgentBehaviourTests {
         let music = try scene.play("music")
         defer { music.stop() }
         #expect(scene.waitForSinks("music", ["speakers"]))
+        try scene.setUserVolume("music")
         let game = try scene.play("game", role: "Game")
         let held = scene.client.wait { _ in scene.sinks(of: "music").isEmpty && scene.volume("music") == 0 }
         #expect(held, "music should be held: \(scene.describe(["music", "game"]))")
         #expect(scene.client.wait { _ in scene.polledStatus("music")?.hold?.kind == "interrupted" })
         #expect(try scene.status("music").hold?.resumable == false)
         #expect(scene.sinks(of: "game") == ["speakers"] && scene.volume("game") == 1)
+        scene.expectUserVolumesKept()
         game.stop()
         // Released after the debounce: linked again and back at full gain.
         #expect(scene.waitForSinks("music", ["speakers"]) && scene.waitForVolume("music", 1), "\(scene.describe(["music"]))\n\(scene.log)")
+        scene.expectUserVolumesKept()
     }
 
     @Test func navigationPromptDucksMusicByTheLevelAndRestoresIt() throws {
@@ -40,9 +43,7 @@ struct AgentBehaviourTests {
         let music = try scene.play("music")
         defer { music.stop() }
         #expect(scene.waitForSinks("music", ["speakers"]) && scene.waitForVolume("music", 1))
-        #expect(scene.client.wait { _ in scene.stream("music")?.channelVolumes.count == 2 })
-        let userVolumes = scene.stream("music")?.channelVolumes
-        scene.client.pump(0.3)
+        try scene.setUserVolume("music")
         let before = try Audio.recordRMS(sandbox: scene.sandbox, sink: "speakers", seconds: 1.0, pumping: scene.client)
         // The prompt plays on the headphones so the speakers carry the music alone.
         let prompt = try scene.play("prompt", role: nil,
@@ -53,10 +54,10 @@ struct AgentBehaviourTests {
         let during = try Audio.recordRMS(sandbox: scene.sandbox, sink: "speakers", seconds: 1.0, pumping: scene.client)
         #expect(before > 0.1, "music RMS before the prompt: \(before)")
         #expect(abs(during / before - 0.2) <= 0.02, "RMS ratio \(during / before) (before \(before), during \(during))")
-        #expect(scene.stream("music")?.channelVolumes == userVolumes, "the user's channelVolumes changed")
+        scene.expectUserVolumesKept()
         prompt.stop()
         #expect(scene.waitForVolume("music", 1), "\(scene.describe(["music"]))")
-        #expect(scene.stream("music")?.channelVolumes == userVolumes)
+        scene.expectUserVolumesKept()
     }
 
     @Test func callHoldsMusicAndMusicResumesWithoutLosingAudio() throws {
@@ -64,7 +65,8 @@ struct AgentBehaviourTests {
         let start = Date()
         let music = try scene.play("music")
         #expect(scene.waitForSinks("music", ["speakers"]))
-        scene.client.pump(0.5)
+        try scene.setUserVolume("music")
+        scene.client.pump(0.2)
         // One client that captures and plays: a call.
         let call = try scene.sandbox.spawn(["pw-loopback", "--capture-props={ media.role=Communication }",
                                             "--playback-props={ media.role=Communication target.object=headphones }"])
@@ -72,8 +74,10 @@ struct AgentBehaviourTests {
         #expect(held, "music should be held during the call: \(scene.describe(["music"]))\n\(scene.log)")
         #expect(try scene.status("music").hold?.kind == "interrupted" && scene.status("music").hold?.resumable == true)
         scene.client.pump(2.0)
+        scene.expectUserVolumesKept()
         call.stop()
         #expect(scene.waitForSinks("music", ["speakers"]) && scene.waitForVolume("music", 1), "\(scene.describe(["music"]))")
+        scene.expectUserVolumesKept()
         // The 4 s file was held about 2 s: it must end about 2 s late, not on time.
         #expect(music.waitForExit(timeout: 10, whileWaiting: { scene.client.loop.iterate(timeout: 0.01) }))
         let elapsed = Date().timeIntervalSince(start)
@@ -86,15 +90,17 @@ struct AgentBehaviourTests {
         let game = try scene.play("game", role: nil, properties: "{ policy.category=ambient }")
         let notification = try scene.play("ping", role: "Notification")
         defer { music.stop(); game.stop(); notification.stop() }
-        scene.client.pump(0.5)
+        for name in ["music", "game", "ping"] { try scene.setUserVolume(name) }
         let on = try scene.cli(["silent", "on"])
         #expect(on.status == 0, "\(on.stderr)")
         #expect(scene.waitForVolume("game", 0) && scene.waitForVolume("ping", 0), "\(scene.describe(["game", "ping"]))")
         #expect(scene.volume("music") == 1)
         #expect(try scene.status("game").silenced == true)
+        scene.expectUserVolumesKept()
         let off = try scene.cli(["silent", "off"])
         #expect(off.status == 0)
         #expect(scene.waitForVolume("game", 1) && scene.waitForVolume("ping", 1), "\(scene.describe(["game", "ping"]))")
+        scene.expectUserVolumesKept()
     }
 
     @Test func recordingSilencesNotificationsAndIsNeverUnlinked() throws {
@@ -117,7 +123,7 @@ struct AgentBehaviourTests {
         let music = try scene.play("music", target: "headphones")
         defer { music.stop() }
         #expect(scene.waitForSinks("music", ["headphones"]))
-        scene.client.pump(0.5)
+        try scene.setUserVolume("music")
         let headphones = try #require(scene.client.node(named: "headphones"))
         let monitor = scene.sandbox.path("speakers-during-unplug.wav")
         let recorder = try scene.sandbox.spawn(["pw-record", "--target", "speakers", "--format", "f32", "--rate", "48000",
@@ -135,10 +141,12 @@ struct AgentBehaviourTests {
         #expect(leaked <= 1024, "\(leaked) frames of music reached the speakers after the unplug")
         #expect(scene.sinks(of: "music").isEmpty && scene.volume("music") == 0, "\(scene.describe(["music"]))")
         #expect(try scene.status("music").hold?.output == "headphones")
+        scene.expectUserVolumesKept()
 
         let resume = try scene.cli(["resume", String(scene.stream("music")!.id)])
         #expect(resume.status == 0, "\(resume.stdout)\(resume.stderr)")
         #expect(scene.waitForSinks("music", ["speakers"]) && scene.waitForVolume("music", 1), "\(scene.describe(["music"]))")
+        scene.expectUserVolumesKept()
     }
 
     @Test func newHeadphonesMadeDefaultMoveMusicWithoutHolding() throws {

@@ -18,6 +18,8 @@ struct AgentSafetyTests {
         #expect(scene.sinks(of: "player") == ["speakers"], "the held player was not relinked: \(scene.describe(["player"]))\n\(scene.log.split(separator: "\n").filter { !$0.contains("set gain") }.suffix(25).joined(separator: "\n"))")
         // Its links outlive the agent (they linger), so it keeps playing.
         #expect(scene.log.contains("restored"))
+        // Restoring is the agent's gain only: the user's volume is as set.
+        scene.expectUserVolumesKept()
     }
 
     @Test func afterSIGKILLTheNextStartRestoresWhatNoLongerApplies() throws {
@@ -35,6 +37,8 @@ struct AgentSafetyTests {
         #expect(scene.waitForVolume("music", 1, timeout: 1.5), "\(scene.describe(["music"]))")
         #expect(scene.waitForSinks("player", ["speakers"], timeout: 1.5) && scene.waitForVolume("player", 1, timeout: 1.5),
                 "the player stayed held by a dead agent: \(scene.describe(["player"]))")
+        // What the journal restores is the agent's gain only.
+        scene.expectUserVolumesKept()
     }
 
     @Test func afterSIGKILLStillValidDecisionsAreKept() throws {
@@ -46,6 +50,7 @@ struct AgentSafetyTests {
         scene.client.pump(1.0)
         #expect(abs((scene.volume("music") ?? 0) - 0.2) < 0.01 && scene.sinks(of: "player").isEmpty,
                 "\(scene.describe(["music", "player"]))")
+        scene.expectUserVolumesKept()
     }
 
     @Test func silentModeAndAppOverridesSurviveARestart() throws {

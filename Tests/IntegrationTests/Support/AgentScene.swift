@@ -139,6 +139,58 @@ final class AgentScene {
         client.wait(timeout: timeout) { _ in self.sinks(of: name) == sinks }
     }
 
+    // MARK: the user's own stream volume
+
+    /// What `setUserVolume` set, by stream name: the channelVolumes and mute
+    /// the stream must keep whatever the agent does.
+    private(set) var userVolumes: [String: (channelVolumes: [Float], mute: Bool?)] = [:]
+
+    /// Sets a stream's Props `channelVolumes` to `level` on every channel, as
+    /// the user's own volume does: pavucontrol (through pipewire-pulse) and
+    /// `wpctl set-volume` write `channelVolumes` and leave Props `volume`
+    /// alone, as `pw-cli set-param` does here. pw-cli, because wpctl writes
+    /// the cube of its argument (0.5 becomes 0.125) and the test wants a
+    /// value it can compare exactly. The agent's only gain is Props `volume`
+    /// (docs/POLICY.md, "Gains"), so `expectUserVolumesKept()` must find this
+    /// value whatever the agent did meanwhile.
+    func setUserVolume(_ name: String, to level: Float = 0.5, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        // After WirePlumber's restore-stream has set the stream up (it sets
+        // channelVolumes once, as the stream starts), or it could overwrite ours.
+        #expect(client.wait { _ in self.stream(name).map { $0.state == .running && !$0.channelVolumes.isEmpty } ?? false },
+                "\(describe([name]))", sourceLocation: sourceLocation)
+        let node = try #require(stream(name), "no stream '\(name)'", sourceLocation: sourceLocation)
+        let wanted = [Float](repeating: level, count: node.channelVolumes.count)
+        let value = "{ channelVolumes: [ \(wanted.map { String($0) }.joined(separator: ", ")) ] }"
+        var kept = false
+        for _ in 1...3 where !kept {
+            let result = try sandbox.run(["pw-cli", "set-param", String(node.id), "Props", value]) {
+                self.client.loop.iterate(timeout: 0.005)
+            }
+            #expect(result.status == 0, "pw-cli set-param: \(result.stderr)", sourceLocation: sourceLocation)
+            // Set, and still so a moment later (no late restore undid it).
+            kept = client.wait { _ in self.stream(name)?.channelVolumes == wanted }
+            client.pump(0.3)
+            kept = kept && self.stream(name)?.channelVolumes == wanted
+        }
+        try #require(kept, "the user's channelVolumes \(wanted) did not stick: \(self.stream(name)?.channelVolumes ?? [])",
+                     sourceLocation: sourceLocation)
+        userVolumes[name] = (wanted, self.stream(name)?.mute)
+    }
+
+    /// Every stream given a user volume still has exactly it, and its mute.
+    func expectUserVolumesKept(sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(!userVolumes.isEmpty, "no user volume was set", sourceLocation: sourceLocation)
+        for (name, user) in userVolumes.sorted(by: { $0.key < $1.key }) {
+            guard let stream = stream(name) else {
+                Issue.record("stream '\(name)' is gone: its user volume cannot be checked", sourceLocation: sourceLocation)
+                continue
+            }
+            #expect(stream.channelVolumes == user.channelVolumes && stream.mute == user.mute,
+                    "the user's volume of '\(name)' changed: channelVolumes \(stream.channelVolumes), mute \(String(describing: stream.mute)); set \(user.channelVolumes), mute \(String(describing: user.mute))",
+                    sourceLocation: sourceLocation)
+        }
+    }
+
     /// Runs the CLI against this sandbox while the observer keeps turning.
     @discardableResult
     func cli(_ arguments: [String]) throws -> Command.Result {
@@ -147,14 +199,17 @@ final class AgentScene {
 
     /// A player held by a solo-ambient game, and music (ambient) ducked by a
     /// prompt playing on `promptTarget`; returns music, prompt, player, game.
+    /// The player and the music have a user volume (`setUserVolume`).
     func duckAndHold(promptTarget: String?) throws -> [Command.Background] {
         let player = try play("player")
         #expect(waitForSinks("player", ["speakers"]))
+        try setUserVolume("player")
         let game = try play("game", role: "Game")
         #expect(client.wait { _ in self.sinks(of: "player").isEmpty && self.volume("player") == 0 },
                 "\(describe(["player", "game"]))")
         let music = try play("music", role: nil, properties: "{ policy.category=ambient }")
         #expect(waitForSinks("music", ["speakers"]))
+        try setUserVolume("music")
         let prompt = try play("prompt", role: nil, properties: "{ policy.category=playback policy.options=[ duck-others ] }",
                               target: promptTarget)
         #expect(waitForVolume("music", 0.2), "\(describe(["music"]))")
