@@ -18,11 +18,17 @@ struct AgentConfigTests {
         return directory
     }
 
-    private func writeConfig(_ directory: String, duckLevel: String) throws {
+    private func writeConfig(_ directory: String, duckLevel: String, name: String = "pw-policy.conf") throws {
         let text = try String(contentsOfFile: Self.shipped, encoding: .utf8)
             .replacingOccurrences(of: "duck.level = 0.2", with: "duck.level = \(duckLevel)")
         #expect(text.contains("duck.level = \(duckLevel)"))
-        try text.write(toFile: directory + "/pw-policy.conf", atomically: true, encoding: .utf8)
+        try text.write(toFile: directory + "/" + name, atomically: true, encoding: .utf8)
+    }
+
+    /// The agent's latest published event, read through a fresh binding.
+    private func lastEvent(_ scene: AgentScene) -> EventRecord? {
+        (try? scene.freshRead { $0.metadata(named: AgentProtocol.metadataName)?.value(subject: 0, key: AgentProtocol.eventKey) })?
+            .flatMap { try? JSONDecoder().decode(EventRecord.self, from: Data($0.utf8)) }
     }
 
     private func duckLevelSeen(_ scene: AgentScene, prompt: String) throws -> Float? {
@@ -45,9 +51,12 @@ struct AgentConfigTests {
         #expect(scene.waitForSinks("music", ["speakers"]))
         #expect(abs((try duckLevelSeen(scene, prompt: "prompt1") ?? 0) - 0.2) < 0.01)
 
-        // A file change is picked up by itself (inotify).
+        // A file change is picked up by itself (inotify), and said so.
         try writeConfig(directory, duckLevel: "0.5")
-        scene.client.pump(0.6)
+        #expect(scene.client.wait { _ in scene.log.contains("config reloaded (file changed): ") }, "\(scene.log)")
+        #expect(scene.client.wait { _ in self.lastEvent(scene).map { $0.type == "config-reloaded" && $0.reason == "file-changed" } == true },
+                "\(String(describing: lastEvent(scene)))")
+        #expect(!scene.log.contains("(SIGHUP)"), "\(scene.log)")
         #expect(abs((try duckLevelSeen(scene, prompt: "prompt2") ?? 0) - 0.5) < 0.01, "\(scene.log)")
 
         // A broken config is reported and the last good one stays in force.
@@ -59,6 +68,41 @@ struct AgentConfigTests {
         let status = try scene.cli(["status", "--json"])
         #expect(status.stdout.contains("pw-policy.conf:"), "the config error should show in status: \(status.stdout)")
         #expect(abs((try duckLevelSeen(scene, prompt: "prompt3") ?? 0) - 0.5) < 0.01)
+    }
+
+    /// SIGHUP alone reloads (`systemctl --user reload`, docs/CLI.md), told
+    /// apart from a file-change reload in the log and the event. The config
+    /// file is a link to a file in a directory the agent does not watch, so
+    /// changing that file makes no file event (docs/CONFIG.md): the agent
+    /// must not pick it up until the signal.
+    @Test func aReloadBySIGHUPAloneTakesEffectAndSaysSo() throws {
+        let directory = try configDirectory()
+        let elsewhere = NSTemporaryDirectory() + "pw-policy-conf-target-\(UUID().uuidString)"
+        defer { [directory, elsewhere].forEach { try? FileManager.default.removeItem(atPath: $0) } }
+        try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
+        try writeConfig(elsewhere, duckLevel: "0.2", name: "linked.conf")
+        try FileManager.default.removeItem(atPath: directory + "/pw-policy.conf")
+        try FileManager.default.createSymbolicLink(atPath: directory + "/pw-policy.conf", withDestinationPath: elsewhere + "/linked.conf")
+        let scene = try AgentScene(agentEnvironment: ["PW_POLICY_CONFIG_DIR": directory])
+        let music = try scene.play("music")
+        defer { music.stop() }
+        #expect(scene.waitForSinks("music", ["speakers"]))
+        #expect(abs((try duckLevelSeen(scene, prompt: "prompt1") ?? 0) - 0.2) < 0.01)
+
+        // Changed where no watcher looks: still the old level well past the
+        // watcher's debounce (0.2 s), so the reload below is the signal's.
+        try writeConfig(elsewhere, duckLevel: "0.5", name: "linked.conf")
+        scene.client.pump(0.8)
+        #expect(!scene.log.contains("config reloaded"), "\(scene.log)")
+        #expect(abs((try duckLevelSeen(scene, prompt: "prompt2") ?? 0) - 0.2) < 0.01, "a file event reloaded it:\n\(scene.log)")
+
+        kill(try #require(scene.agent?.pid), SIGHUP)
+        #expect(scene.client.wait { _ in scene.log.contains("config reloaded (SIGHUP): \(directory)/pw-policy.conf") }, "\(scene.log)")
+        #expect(scene.client.wait { _ in self.lastEvent(scene).map { $0.type == "config-reloaded" && $0.reason == "SIGHUP" } == true },
+                "\(String(describing: lastEvent(scene)))")
+        #expect(!scene.log.contains("(file changed)"), "\(scene.log)")
+        #expect(abs((try duckLevelSeen(scene, prompt: "prompt3") ?? 0) - 0.5) < 0.01, "\(scene.log)")
+        #expect(scene.agentStatus().map { $0.configError == nil } == true && scene.agent?.isRunning == true)
     }
 
     @Test func aBadConfigRefusesToStartWithExitCode78() throws {
