@@ -13,11 +13,22 @@ struct FaultTests {
         // before the sinks that come back with it: it then sends the app "no
         // node available" and pw-play exits. That is WirePlumber's race, not
         // the agent's doing, and leaves nothing to hold: such a try proves
-        // nothing and is run again on a new sandbox.
-        for _ in 1...8 {
-            if try wirePlumberRestart() { return }
+        // nothing and is run again on a new sandbox, up to `maximumTries`
+        // times: the race takes about one try in three under load, so 8
+        // losses in a row (about 1 in 6500 by chance) mean something else
+        // kills the streams, and fail (docs/PERFORMANCE.md, "WirePlumber
+        // restarts").
+        // Each run says how many tries it needed, so a rising count shows.
+        let maximumTries = 8
+        for attempt in 1...maximumTries {
+            if try wirePlumberRestart() {
+                print("holdsAndDucksSurviveAWirePlumberRestart: passed on try \(attempt) of \(maximumTries)"
+                      + " (WirePlumber's start-up race killed the streams \(attempt - 1) times)")
+                return
+            }
         }
-        Issue.record("WirePlumber killed the test's streams on every try")
+        print("holdsAndDucksSurviveAWirePlumberRestart: failed: WirePlumber's start-up race killed the streams on all \(maximumTries) tries")
+        Issue.record("WirePlumber killed the test's streams on all \(maximumTries) tries (the limit): not its start-up race alone")
     }
 
     /// One try of the restart; false when WirePlumber killed a stream.
