@@ -106,7 +106,7 @@ public final class Agent {
         signals = [
             loop.onSignal(SIGTERM) { [unowned self] in self.shutDown("SIGTERM") },
             loop.onSignal(SIGINT) { [unowned self] in self.shutDown("SIGINT") },
-            loop.onSignal(SIGHUP) { [unowned self] in self.reloadConfig(reason: "SIGHUP") },
+            loop.onSignal(SIGHUP) { [unowned self] in self.reloadConfig(.signal) },
         ]
         do {
             try connect()
@@ -116,7 +116,7 @@ public final class Agent {
         }
         reconnectTimer = loop.makeTimer { [unowned self] in self.reconnect() }
         watcher = ConfigWatcher(loop: loop, directories: loader.watchedDirectories) { [unowned self] in
-            self.reloadConfig(reason: "a config file changed")
+            self.reloadConfig(.fileChanged)
         }
         let files = context.config.files.isEmpty ? "built-in defaults" : context.config.files.joined(separator: ", ")
         log.notice("pw-policy \(context.options.version) running\(context.options.dryRun ? " (dry run: changing nothing)" : ""); config: \(files)")
@@ -177,7 +177,15 @@ public final class Agent {
         loop.stop()
     }
 
-    private func reloadConfig(reason: String) {
+    /// What made the agent reload: it says so in its log line and in the
+    /// event's `reason` (docs/CONFIG.md, "Checking and reloading"), so a
+    /// reload by SIGHUP can be told from one by the file watcher.
+    private enum ReloadTrigger: String {
+        case signal = "SIGHUP", fileChanged = "file-changed"
+        var logged: String { self == .signal ? "SIGHUP" : "file changed" }
+    }
+
+    private func reloadConfig(_ trigger: ReloadTrigger) {
         do {
             let loaded = try loader.load()
             guard loaded.config != context.config.config || loaded.files != context.config.files else {
@@ -186,10 +194,15 @@ public final class Agent {
             }
             try context.use(loaded)
             context.configError = nil
-            log.notice("config reloaded (\(reason)): \(loaded.files.joined(separator: ", "))")
+            let text = "config reloaded (\(trigger.logged)): \(loaded.files.joined(separator: ", "))"
+            log.notice(text)
+            session?.announce(EventRecord(seq: 0, type: "config-reloaded", text: text, reason: trigger.rawValue))
         } catch {
             context.configError = "\(error)"
-            log.error("config reload rejected (\(reason)); keeping the previous config:\n\(error)")
+            log.error("config reload rejected (\(trigger.logged)); keeping the previous config:\n\(error)")
+            session?.announce(EventRecord(seq: 0, type: "config-rejected",
+                                          text: "config reload rejected (\(trigger.logged)); keeping the previous config",
+                                          reason: trigger.rawValue))
         }
         session?.reconcile()
     }

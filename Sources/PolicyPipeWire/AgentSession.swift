@@ -158,10 +158,16 @@ final class AgentSession {
 
     // MARK: - publishing
 
-    private func emit(_ record: EventRecord) {
+    /// Publishes an event of the agent's own (a config reload) that its
+    /// caller has logged already.
+    func announce(_ record: EventRecord) {
+        emit(record, logged: true)
+    }
+
+    private func emit(_ record: EventRecord, logged: Bool = false) {
         var record = record
         record.seq = context.nextEventSeq()
-        log.info(record.text)
+        if !logged { log.info(record.text) }
         guard let metadata = ownMetadataID else { return }
         try? actions.setMetadata(metadata, subject: 0, key: AgentProtocol.eventKey, type: AgentProtocol.jsonType,
                                  value: StatusPublisher.json(record))

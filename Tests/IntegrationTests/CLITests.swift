@@ -161,6 +161,22 @@ struct CLIWithoutAgentTests {
         #expect(unknownOption.status == 64)
     }
 
+    /// A level the log cannot take is the caller's mistake (exit 64, as every
+    /// other bad argument, docs/CLI.md), reported before the agent connects:
+    /// a reachable PipeWire is there, so an agent that started anyway would
+    /// be left running (exit 137 on the timeout) or exit otherwise.
+    @Test(arguments: ["loud", "", "8", "debugg"])
+    func anUnknownLogLevelIsAUsageError(level: String) throws {
+        let result = try CLI.run(["run", "--log-level", level], in: sandbox, timeout: 5)
+        #expect(result.status == 64, "exit \(result.status), stderr: \(result.stderr)")
+        #expect(result.stderr.hasPrefix("Error: unknown log level '\(level)'; expected error, warning, notice, info or debug\n"),
+                "stderr: \(result.stderr)")
+        #expect(result.stderr.contains("Usage: pw-policy run "), "stderr: \(result.stderr)")
+        #expect(result.stdout.isEmpty, "stdout: \(result.stdout)")
+        let client = try TestClient(sandbox: sandbox)
+        #expect(client.graph.metadata(named: AgentProtocol.metadataName) == nil, "an agent started")
+    }
+
     @Test func noPipeWireIsUnavailable() throws {
         let result = try Command.run([CLI.binary, "status", "-r", sandbox.path("no-such-socket")],
                                      environment: sandbox.environment, timeout: 15)

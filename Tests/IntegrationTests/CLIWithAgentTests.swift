@@ -16,7 +16,7 @@ struct CLIWithAgentTests {
         let scene = try AgentScene()
         let music = try scene.play("music", properties: "{ application.name=Spotify }")
         defer { music.stop() }
-        #expect(scene.client.wait { _ in scene.status("music")?.category == "playback" })
+        #expect(scene.client.wait { _ in scene.polledStatus("music")?.category == "playback" })
         let id = try #require(scene.stream("music")?.id)
         let pid = try #require(scene.agent?.pid)
 
@@ -47,7 +47,7 @@ struct CLIWithAgentTests {
         let prompt = try scene.play("prompt", role: nil, properties: Self.duckingPrompt, target: "headphones")
         defer { prompt.stop() }
         #expect(scene.waitForVolume("music", 0.2), "\(scene.describe(["music", "prompt"]))")
-        #expect(scene.client.wait { _ in scene.status("music")?.duckedBy.map(\.app) == ["Maps"] })
+        #expect(scene.client.wait { _ in scene.polledStatus("music")?.duckedBy.map(\.app) == ["Maps"] })
         let id = try #require(scene.stream("music")?.id)
 
         let status = try scene.cli(["status"])
@@ -60,7 +60,7 @@ struct CLIWithAgentTests {
 
         let explain = try scene.cli(["explain", "spotify"])
         #expect(explain.status == 0, "stderr: \(explain.stderr)")
-        let reason = try #require(scene.status("music")?.reason)
+        let reason = try scene.status("music").reason
         #expect(reason.contains("media.role") && reason.contains("Music"), "reason: \(reason)")
         #expect(explain.stdout.contains("Because:    \(reason)"), "stdout: \(explain.stdout)")
         #expect(explain.stdout.contains("built-in inference"), "stdout: \(explain.stdout)")
@@ -75,12 +75,12 @@ struct CLIWithAgentTests {
         let json = try scene.cli(["explain", String(id), "--json"])
         let explained = try #require(try CLI.jsonArray(json.stdout).first?["info"] as? [String: Any])
         #expect(explained["reason"] as? String == reason)
-        #expect(explained["explanation"] as? [String] == scene.status("music")?.explanation)
+        #expect(try explained["explanation"] as? [String] == scene.status("music").explanation)
         #expect((explained["props"] as? [String: String])?["application.name"] == "Spotify")
 
         prompt.stop()
         #expect(scene.waitForVolume("music", 1), "\(scene.describe(["music"]))")
-        #expect(scene.client.wait { _ in scene.status("music")?.duckedBy.isEmpty == true })
+        #expect(scene.client.wait { _ in scene.polledStatus("music")?.duckedBy.isEmpty == true })
         let after = try #require(streamLine(id, in: try scene.cli(["status"]).stdout))
         #expect(!after.hasSuffix("]"), "line: \(after)")
     }
@@ -94,7 +94,7 @@ struct CLIWithAgentTests {
         defer { game.stop() }
         #expect(scene.client.wait { _ in scene.sinks(of: "music").isEmpty && scene.volume("music") == 0 },
                 "\(scene.describe(["music", "game"]))")
-        #expect(scene.client.wait { _ in scene.status("music")?.hold?.kind == "interrupted" })
+        #expect(scene.client.wait { _ in scene.polledStatus("music")?.hold?.kind == "interrupted" })
         let id = try #require(scene.stream("music")?.id)
 
         let line = try #require(streamLine(id, in: try scene.cli(["status"]).stdout))
@@ -104,7 +104,7 @@ struct CLIWithAgentTests {
 
         game.stop()
         #expect(scene.waitForSinks("music", ["speakers"]) && scene.waitForVolume("music", 1), "\(scene.describe(["music"]))")
-        #expect(scene.client.wait { _ in scene.status("music")?.hold == nil })
+        #expect(scene.client.wait { _ in scene.polledStatus("music").map { $0.hold == nil } == true })
         let after = try #require(streamLine(id, in: try scene.cli(["status"]).stdout))
         #expect(!after.hasSuffix("]"), "line: \(after)")
     }
@@ -119,7 +119,7 @@ struct CLIWithAgentTests {
         defer { call.stop() }
         #expect(scene.client.wait { _ in scene.sinks(of: "music").isEmpty && scene.volume("music") == 0 },
                 "\(scene.describe(["music"]))\n\(scene.log)")
-        #expect(scene.client.wait { _ in scene.status("music")?.hold?.resumable == true })
+        #expect(scene.client.wait { _ in scene.polledStatus("music")?.hold?.resumable == true })
         let id = try #require(scene.stream("music")?.id)
 
         let objects = try CLI.jsonArray(try scene.cli(["status", "--json"]).stdout)
@@ -138,7 +138,7 @@ struct CLIWithAgentTests {
         let music = try scene.play("music", properties: "{ application.name=Spotify }")
         let game = try scene.play("game", role: nil, properties: "{ application.name=Solitaire policy.category=ambient }")
         defer { music.stop(); game.stop() }
-        #expect(scene.client.wait { _ in scene.status("game")?.category == "ambient" })
+        #expect(scene.client.wait { _ in scene.polledStatus("game")?.category == "ambient" })
         let gameID = try #require(scene.stream("game")?.id), musicID = try #require(scene.stream("music")?.id)
         #expect(try scene.cli(["silent", "status"]).stdout == "silent mode: off\n")
 
@@ -146,7 +146,7 @@ struct CLIWithAgentTests {
         #expect(on.status == 0 && on.stdout == "silent mode: on\n", "stdout: \(on.stdout) stderr: \(on.stderr)")
         #expect(scene.waitForVolume("game", 0), "\(scene.describe(["game", "music"]))")
         #expect(scene.volume("music") == 1 && scene.sinks(of: "game") == ["speakers"], "\(scene.describe(["game", "music"]))")
-        #expect(scene.client.wait { _ in scene.status("game")?.silenced == true })
+        #expect(scene.client.wait { _ in scene.polledStatus("game")?.silenced == true })
         let status = try scene.cli(["status"])
         #expect(status.stdout.contains("Silent mode: on"))
         #expect(streamLine(gameID, in: status.stdout)?.hasSuffix("[SILENCED]") == true, "stdout: \(status.stdout)")
@@ -157,7 +157,7 @@ struct CLIWithAgentTests {
         let toggle = try scene.cli(["silent", "toggle"])
         #expect(toggle.stdout == "silent mode: off\n", "stdout: \(toggle.stdout) stderr: \(toggle.stderr)")
         #expect(scene.waitForVolume("game", 1), "\(scene.describe(["game"]))")
-        #expect(scene.client.wait { _ in scene.status("game")?.silenced == false })
+        #expect(scene.client.wait { _ in scene.polledStatus("game")?.silenced == false })
         #expect(streamLine(gameID, in: try scene.cli(["status"]).stdout)?.hasSuffix("]") == false)
     }
 
@@ -168,7 +168,7 @@ struct CLIWithAgentTests {
         #expect(scene.waitForSinks("music", ["headphones"]))
         let headphones = try #require(scene.client.node(named: "headphones"))
         try scene.sandbox.run(["pw-cli", "destroy", String(headphones.id)])
-        #expect(scene.client.wait { _ in scene.status("music")?.hold?.kind == "route-lost" }, "\(scene.describe(["music"]))")
+        #expect(scene.client.wait { _ in scene.polledStatus("music")?.hold?.kind == "route-lost" }, "\(scene.describe(["music"]))")
         #expect(scene.client.wait { _ in scene.sinks(of: "music").isEmpty && scene.volume("music") == 0 },
                 "\(scene.describe(["music"]))")
         let id = try #require(scene.stream("music")?.id)
@@ -182,7 +182,7 @@ struct CLIWithAgentTests {
         #expect(resume.status == 0, "stderr: \(resume.stderr)")
         #expect(resume.stdout == "stream \(id) \"Spotify\" resumed\n", "stdout: \(resume.stdout)\n\(scene.log)")
         #expect(scene.waitForSinks("music", ["speakers"]) && scene.waitForVolume("music", 1), "\(scene.describe(["music"]))")
-        #expect(scene.status("music")?.hold == nil)
+        #expect(try scene.status("music").hold == nil)
         let after = try #require(streamLine(id, in: try scene.cli(["status"]).stdout))
         #expect(!after.hasSuffix("]"), "line: \(after)")
 
@@ -190,7 +190,7 @@ struct CLIWithAgentTests {
         #expect(again.status == 0 && again.stdout == "stream \(id) \"Spotify\" is not held; nothing to resume\n",
                 "stdout: \(again.stdout)")
         #expect(scene.waitForVolume("music", 1) && scene.sinks(of: "music") == ["speakers"], "\(scene.describe(["music"]))")
-        #expect(scene.status("music")?.hold == nil)
+        #expect(try scene.status("music").hold == nil)
     }
 
     @Test func aStreamOverrideChangesTheCategoryTheAgentApplies() throws {
@@ -198,7 +198,7 @@ struct CLIWithAgentTests {
         let music = try scene.play("music", properties: "{ application.name=Spotify }")
         let game = try scene.play("game", role: nil, properties: "{ application.name=Solitaire policy.category=ambient }")
         defer { music.stop(); game.stop() }
-        #expect(scene.client.wait { _ in scene.status("game")?.source == "stream-properties" })
+        #expect(scene.client.wait { _ in scene.polledStatus("game")?.source == "stream-properties" })
         scene.client.pump(0.5)
         #expect(scene.volume("music") == 1, "ambient mixes: \(scene.describe(["music", "game"]))")
         let id = try #require(scene.stream("game")?.id)
@@ -206,11 +206,11 @@ struct CLIWithAgentTests {
         let set = try scene.cli(["set", "solitaire", "--category", "playback", "--options", "duck-others"])
         #expect(set.status == 0, "stderr: \(set.stderr)")
         #expect(set.stdout == "stream \(id) \"Solitaire\": playback [duck-others] while the stream lasts\n", "stdout: \(set.stdout)")
-        #expect(requests(subject: id, in: scene) == [AgentProtocol.categoryKey: "playback",
+        #expect(try requests(subject: id, in: scene) == [AgentProtocol.categoryKey: "playback",
                                                      AgentProtocol.optionsKey: "[\"duck-others\"]"])
         // What the agent does with it: the game now ducks the music.
         #expect(scene.waitForVolume("music", 0.2), "\(scene.describe(["music", "game"]))")
-        #expect(scene.status("game")?.source == "override" && scene.status("game")?.category == "playback")
+        #expect(try scene.status("game").source == "override" && scene.status("game").category == "playback")
         let explain = try scene.cli(["explain", String(id)])
         #expect(explain.stdout.contains("a runtime override (pw-policy set)"), "stdout: \(explain.stdout)")
         #expect(streamLine(id, in: try scene.cli(["status"]).stdout)?.contains("duck-others,override") == true)
@@ -219,7 +219,7 @@ struct CLIWithAgentTests {
         #expect(unset.status == 0, "stderr: \(unset.stderr)")
         #expect(unset.stdout == "stream \(id) \"Solitaire\": override removed; now ambient (stream-properties)\n",
                 "stdout: \(unset.stdout)")
-        #expect(requests(subject: id, in: scene).isEmpty)
+        #expect(try requests(subject: id, in: scene).isEmpty)
         #expect(scene.waitForVolume("music", 1), "\(scene.describe(["music", "game"]))")
         let again = try scene.cli(["unset", String(id)])
         #expect(again.status == 1)
@@ -237,7 +237,7 @@ struct CLIWithAgentTests {
         #expect(set.status == 0, "stderr: \(set.stderr)")
         #expect(set.stdout == "app 'org.gnome.Maps': playback [duck-others], remembered across restarts; no stream of it is playing now\n",
                 "stdout: \(set.stdout)")
-        let raw = try #require(requests(subject: 0, in: scene)[AgentProtocol.appOverrideKey("org.gnome.Maps")])
+        let raw = try #require(try requests(subject: 0, in: scene)[AgentProtocol.appOverrideKey("org.gnome.Maps")])
         #expect(try JSONDecoder().decode(AppOverrideRequest.self, from: Data(raw.utf8))
                 == AppOverrideRequest(category: "playback", options: ["duck-others"], mode: nil, persist: true))
 
@@ -245,7 +245,7 @@ struct CLIWithAgentTests {
         let maps = try scene.play("maps", role: "", properties: "{ application.id=org.gnome.Maps application.name=Maps }")
         defer { maps.stop() }
         #expect(scene.waitForVolume("music", 0.2), "\(scene.describe(["music", "maps"]))\n\(scene.log)")
-        #expect(scene.status("maps")?.source == "override" && scene.status("maps")?.options == ["duck-others"])
+        #expect(try scene.status("maps").source == "override" && scene.status("maps").options == ["duck-others"])
         let overrides = try CLI.jsonArray(try scene.cli(["status", "--json"]).stdout)
             .filter { $0["type"] as? String == "PwPolicy:AppOverride" }.compactMap { $0["info"] as? [String: Any] }
         #expect(overrides.count == 1 && overrides.first?["appKey"] as? String == "org.gnome.Maps"
@@ -264,9 +264,9 @@ struct CLIWithAgentTests {
         let unset = try scene.cli(["unset", "--app", "Maps"])
         #expect(unset.status == 0 && unset.stdout == "app 'org.gnome.Maps': override removed\n",
                 "stdout: \(unset.stdout) stderr: \(unset.stderr)")
-        #expect(requests(subject: 0, in: scene)[AgentProtocol.appOverrideKey("org.gnome.Maps")] == nil)
+        #expect(try requests(subject: 0, in: scene)[AgentProtocol.appOverrideKey("org.gnome.Maps")] == nil)
         #expect(scene.waitForVolume("music", 1), "\(scene.describe(["music", "maps"]))")
-        #expect(scene.client.wait { _ in scene.status("maps")?.source == "default" })
+        #expect(scene.client.wait { _ in scene.polledStatus("maps")?.source == "default" })
         #expect(scene.sinks(of: "music") == ["speakers"])
     }
 
@@ -282,18 +282,18 @@ struct CLIWithAgentTests {
         let scene = try AgentScene()
         let music = try scene.play("music", properties: "{ application.name=Spotify }")
         defer { music.stop() }
-        #expect(scene.client.wait { _ in scene.status("music")?.category == "playback" })
+        #expect(scene.client.wait { _ in scene.polledStatus("music")?.category == "playback" })
         let id = try #require(scene.stream("music")?.id)
-        let before = requests(subject: 0, in: scene)
+        let before = try requests(subject: 0, in: scene)
 
         let result = try scene.cli(arguments)
         #expect(result.status == 64, "exit \(result.status), stderr: \(result.stderr)")
         #expect(result.stderr.contains(message), "stderr: \(result.stderr)")
         #expect(result.stdout.isEmpty)
-        #expect(requests(subject: id, in: scene).isEmpty)
-        #expect(requests(subject: 0, in: scene) == before)
+        #expect(try requests(subject: id, in: scene).isEmpty)
+        #expect(try requests(subject: 0, in: scene) == before)
         scene.client.pump(0.3)
-        #expect(scene.status("music")?.source == "inference" && scene.status("music")?.category == "playback")
+        #expect(try scene.status("music").source == "inference" && scene.status("music").category == "playback")
         #expect(scene.volume("music") == 1 && scene.sinks(of: "music") == ["speakers"], "\(scene.describe(["music"]))")
     }
 
@@ -302,15 +302,15 @@ struct CLIWithAgentTests {
         let music = try scene.play("music", properties: "{ application.name=Spotify }")
         defer { music.stop() }
         let id = try #require(scene.stream("music")?.id)
-        let before = requests(subject: 0, in: scene)
+        let before = try requests(subject: 0, in: scene)
         for arguments in [["set", "spotifi", "--category", "ambient"], ["resume", "spotifi"], ["unset", "spotifi"]] {
             let result = try scene.cli(arguments)
             #expect(result.status == 1, "\(arguments): exit \(result.status)")
             #expect(result.stderr == "pw-policy: no stream matches 'spotifi'; did you mean 'Spotify' (id \(id))?\n",
                     "\(arguments): \(result.stderr)")
         }
-        #expect(requests(subject: id, in: scene).isEmpty)
-        #expect(requests(subject: 0, in: scene) == before)
+        #expect(try requests(subject: id, in: scene).isEmpty)
+        #expect(try requests(subject: 0, in: scene) == before)
     }
 
     @Test(arguments: [false, true])
@@ -344,8 +344,8 @@ struct CLIWithAgentTests {
         #expect(scene.waitForVolume("music", 0.2), "\(scene.describe(["music", "prompt"]))")
         #expect(scene.client.wait(timeout: 5) { _ in lines().dropFirst(before).contains { $0.contains("duck-began") } },
                 "monitor printed: \(lines())")
-        let musicSession = try #require(scene.status("music")?.session)
-        let promptSession = try #require(scene.status("prompt")?.session)
+        let musicSession = try scene.status("music").session
+        let promptSession = try scene.status("prompt").session
         prompt.stop()
         #expect(scene.waitForVolume("music", 1), "\(scene.describe(["music"]))")
         #expect(scene.client.wait(timeout: 5) { _ in lines().dropFirst(before).contains { $0.contains("duck-ended") } },
@@ -441,11 +441,17 @@ struct CLIWithAgentTests {
     }
 
     /// The requests (not the agent's own publications) in the `pw-policy`
-    /// metadata at `subject`, read through a fresh binding.
-    private func requests(subject: UInt32, in scene: AgentScene) -> [String: String] {
+    /// metadata at `subject`, read through a fresh binding. Throws (and
+    /// records an issue) when the metadata cannot be read, so that a failed
+    /// read cannot pass for "nothing was written".
+    private func requests(subject: UInt32, in scene: AgentScene,
+                          sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: String] {
         let published: Set<String> = [AgentProtocol.streamKey, AgentProtocol.agentKey, AgentProtocol.outputsKey,
                                       AgentProtocol.eventKey]
-        let entries = scene.freshRead { $0.metadata(named: AgentProtocol.metadataName)?.entries[subject] } ?? nil
+        let entries = try scene.freshRead { graph in
+            try #require(graph.metadata(named: AgentProtocol.metadataName), "no pw-policy metadata",
+                         sourceLocation: sourceLocation).entries[subject]
+        }
         return (entries ?? [:]).filter { !published.contains($0.key) }.mapValues(\.value)
     }
 

@@ -45,9 +45,11 @@ final class AgentScene {
         if !ready { throw SceneError.agentDidNotStart(log) }
     }
 
-    /// The agent's published status, read through a fresh binding.
+    /// The agent's published status, read through a fresh binding; nil
+    /// when it cannot be read (for polling: compare it with a value, never
+    /// with nil).
     func agentStatus() -> AgentStatus? {
-        freshRead { $0.metadata(named: AgentProtocol.metadataName)?.value(subject: 0, key: AgentProtocol.agentKey) }?
+        (try? freshRead { $0.metadata(named: AgentProtocol.metadataName)?.value(subject: 0, key: AgentProtocol.agentKey) })?
             .flatMap { try? JSONDecoder().decode(AgentStatus.self, from: Data($0.utf8)) }
     }
 
@@ -56,11 +58,12 @@ final class AgentScene {
     /// bind of an exported metadata whose client left before the exporter
     /// answered, and then sends that metadata's changes to no settled
     /// client again (the CLI's Farewell does the same).
-    func freshRead<T>(_ read: (Graph) -> T) -> T? {
-        guard let reader = try? TestClient(sandbox: sandbox) else { return nil }
-        let value = read(reader.graph)
-        reader.mirror.finishMetadataBinds(roundTripTimeout: 2)
-        return value
+    /// Throws when no client can connect: a read that failed must not look
+    /// like an empty graph.
+    func freshRead<T>(_ read: (Graph) throws -> T) throws -> T {
+        let reader = try TestClient(sandbox: sandbox)
+        defer { reader.mirror.finishMetadataBinds(roundTripTimeout: 2) }
+        return try read(reader.graph)
     }
 
     func stopAgent(signal: Int32 = SIGTERM) {
@@ -97,9 +100,30 @@ final class AgentScene {
     /// binding: PipeWire 0.3.65 does not forward metadata changes to settled
     /// listeners while another client is binding the object (a CLI call), so
     /// a long-lived observer can miss updates.
-    func status(_ name: String) -> StreamStatus? {
+    ///
+    /// A read that fails (no such stream, no agent metadata, no entry for
+    /// the stream, an entry that does not decode) records an issue and
+    /// throws, so that `try scene.status("music").hold == nil` cannot pass
+    /// on a status that was never read. Inside waits use `polledStatus`.
+    func status(_ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> StreamStatus {
+        let id = try #require(stream(name)?.id, "no stream '\(name)' in the graph", sourceLocation: sourceLocation)
+        let json = try freshRead { graph in
+            let metadata = try #require(graph.metadata(named: AgentProtocol.metadataName),
+                                        "no '\(AgentProtocol.metadataName)' metadata: the agent is not running",
+                                        sourceLocation: sourceLocation)
+            return try #require(metadata.value(subject: id, key: AgentProtocol.streamKey),
+                                "the agent published no status for '\(name)' (node \(id))", sourceLocation: sourceLocation)
+        }
+        return try JSONDecoder().decode(StreamStatus.self, from: Data(json.utf8))
+    }
+
+    /// The stream's published status for polling (`client.wait`): nil while
+    /// it cannot be read. Compare with a value; a condition that holds for
+    /// nil (`?.hold == nil`) would pass on a failed read, so write
+    /// `polledStatus(name).map { $0.hold == nil } == true`.
+    func polledStatus(_ name: String) -> StreamStatus? {
         guard let id = stream(name)?.id,
-              let json = freshRead({ $0.metadata(named: AgentProtocol.metadataName)?.value(subject: id, key: AgentProtocol.streamKey) }) ?? nil
+              let json = (try? freshRead({ $0.metadata(named: AgentProtocol.metadataName)?.value(subject: id, key: AgentProtocol.streamKey) })) ?? nil
         else { return nil }
         return try? JSONDecoder().decode(StreamStatus.self, from: Data(json.utf8))
     }
@@ -115,6 +139,58 @@ final class AgentScene {
         client.wait(timeout: timeout) { _ in self.sinks(of: name) == sinks }
     }
 
+    // MARK: the user's own stream volume
+
+    /// What `setUserVolume` set, by stream name: the channelVolumes and mute
+    /// the stream must keep whatever the agent does.
+    private(set) var userVolumes: [String: (channelVolumes: [Float], mute: Bool?)] = [:]
+
+    /// Sets a stream's Props `channelVolumes` to `level` on every channel, as
+    /// the user's own volume does: pavucontrol (through pipewire-pulse) and
+    /// `wpctl set-volume` write `channelVolumes` and leave Props `volume`
+    /// alone, as `pw-cli set-param` does here. pw-cli, because wpctl writes
+    /// the cube of its argument (0.5 becomes 0.125) and the test wants a
+    /// value it can compare exactly. The agent's only gain is Props `volume`
+    /// (docs/POLICY.md, "Gains"), so `expectUserVolumesKept()` must find this
+    /// value whatever the agent did meanwhile.
+    func setUserVolume(_ name: String, to level: Float = 0.5, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        // After WirePlumber's restore-stream has set the stream up (it sets
+        // channelVolumes once, as the stream starts), or it could overwrite ours.
+        #expect(client.wait { _ in self.stream(name).map { $0.state == .running && !$0.channelVolumes.isEmpty } ?? false },
+                "\(describe([name]))", sourceLocation: sourceLocation)
+        let node = try #require(stream(name), "no stream '\(name)'", sourceLocation: sourceLocation)
+        let wanted = [Float](repeating: level, count: node.channelVolumes.count)
+        let value = "{ channelVolumes: [ \(wanted.map { String($0) }.joined(separator: ", ")) ] }"
+        var kept = false
+        for _ in 1...3 where !kept {
+            let result = try sandbox.run(["pw-cli", "set-param", String(node.id), "Props", value]) {
+                self.client.loop.iterate(timeout: 0.005)
+            }
+            #expect(result.status == 0, "pw-cli set-param: \(result.stderr)", sourceLocation: sourceLocation)
+            // Set, and still so a moment later (no late restore undid it).
+            kept = client.wait { _ in self.stream(name)?.channelVolumes == wanted }
+            client.pump(0.3)
+            kept = kept && self.stream(name)?.channelVolumes == wanted
+        }
+        try #require(kept, "the user's channelVolumes \(wanted) did not stick: \(self.stream(name)?.channelVolumes ?? [])",
+                     sourceLocation: sourceLocation)
+        userVolumes[name] = (wanted, self.stream(name)?.mute)
+    }
+
+    /// Every stream given a user volume still has exactly it, and its mute.
+    func expectUserVolumesKept(sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(!userVolumes.isEmpty, "no user volume was set", sourceLocation: sourceLocation)
+        for (name, user) in userVolumes.sorted(by: { $0.key < $1.key }) {
+            guard let stream = stream(name) else {
+                Issue.record("stream '\(name)' is gone: its user volume cannot be checked", sourceLocation: sourceLocation)
+                continue
+            }
+            #expect(stream.channelVolumes == user.channelVolumes && stream.mute == user.mute,
+                    "the user's volume of '\(name)' changed: channelVolumes \(stream.channelVolumes), mute \(String(describing: stream.mute)); set \(user.channelVolumes), mute \(String(describing: user.mute))",
+                    sourceLocation: sourceLocation)
+        }
+    }
+
     /// Runs the CLI against this sandbox while the observer keeps turning.
     @discardableResult
     func cli(_ arguments: [String]) throws -> Command.Result {
@@ -123,14 +199,17 @@ final class AgentScene {
 
     /// A player held by a solo-ambient game, and music (ambient) ducked by a
     /// prompt playing on `promptTarget`; returns music, prompt, player, game.
+    /// The player and the music have a user volume (`setUserVolume`).
     func duckAndHold(promptTarget: String?) throws -> [Command.Background] {
         let player = try play("player")
         #expect(waitForSinks("player", ["speakers"]))
+        try setUserVolume("player")
         let game = try play("game", role: "Game")
         #expect(client.wait { _ in self.sinks(of: "player").isEmpty && self.volume("player") == 0 },
                 "\(describe(["player", "game"]))")
         let music = try play("music", role: nil, properties: "{ policy.category=ambient }")
         #expect(waitForSinks("music", ["speakers"]))
+        try setUserVolume("music")
         let prompt = try play("prompt", role: nil, properties: "{ policy.category=playback policy.options=[ duck-others ] }",
                               target: promptTarget)
         #expect(waitForVolume("music", 0.2), "\(describe(["music"]))")

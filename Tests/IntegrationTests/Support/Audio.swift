@@ -49,18 +49,23 @@ enum Audio {
         return (sum / Double(count)).squareRoot()
     }
 
-    /// How many frames of a float32 WAV (as `rms(ofWAV:)` reads it) have a
-    /// sample louder than `threshold` in any channel.
-    static func loudFrames(ofWAV path: String, threshold: Float = 0.01, skip: Double = 0) throws -> Int {
+    /// How many frames of a float32 stereo WAV (as `rms(ofWAV:)` reads it)
+    /// have a sample louder than `threshold` in any channel: the frames of
+    /// `frames` (counted from the start of the data; nil: all of them), less
+    /// the first `skip` seconds.
+    static func loudFrames(ofWAV path: String, threshold: Float = 0.01, skip: Double = 0,
+                           frames range: Range<Int>? = nil) throws -> Int {
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
         guard let dataRange = data.range(of: Data("data".utf8)) else { return 0 }
         let channels = 2, rate = 48_000
-        let start = dataRange.upperBound + 4 + Int(skip * Double(rate)) * channels * 4
-        guard start < data.count else { return 0 }
-        let frames = (data.count - start) / (4 * channels)
+        let base = dataRange.upperBound + 4
+        let available = max(0, (data.count - base) / (4 * channels))
+        let first = max(Int(skip * Double(rate)), range?.lowerBound ?? 0)
+        let end = min(available, range?.upperBound ?? available)
+        guard first < end else { return 0 }
         var loud = 0
-        data[start..<(start + frames * channels * 4)].withUnsafeBytes { raw in
-            for frame in 0..<frames {
+        data[base..<(base + end * channels * 4)].withUnsafeBytes { raw in
+            for frame in first..<end {
                 for channel in 0..<channels {
                     let sample = Float(bitPattern: raw.loadUnaligned(fromByteOffset: (frame * channels + channel) * 4, as: UInt32.self))
                     if abs(sample) > threshold { loud += 1; break }
@@ -68,6 +73,15 @@ enum Audio {
             }
         }
         return loud
+    }
+
+    /// How many frames a float32 stereo WAV that pw-record is still writing
+    /// holds so far: it writes each graph cycle's buffer as it gets it, so
+    /// this marks a moment in the recording.
+    static func framesWritten(toWAV path: String) throws -> Int {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        guard let dataRange = data.range(of: Data("data".utf8)) else { return 0 }
+        return max(0, (data.count - dataRange.upperBound - 4) / (4 * 2))
     }
 
     /// Records what reaches `sink` for `seconds` and returns its RMS.
