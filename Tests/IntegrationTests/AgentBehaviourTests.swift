@@ -148,6 +148,7 @@ extension TimingSensitiveSuites {
             // Well after the control's last buffer, before the unplug: what the
             // recorder wrote from here on is what the unplug let through.
             scene.client.pump(0.5)
+            #expect(scene.waitUntilAgentSees("music", runningOn: "headphones"), "\(scene.describe(["music"]))")
             let unplugFrame = try Audio.framesWritten(toWAV: monitor)
             try scene.sandbox.run(["pw-cli", "destroy", String(headphones.id)])
             let held = scene.client.wait { _ in scene.polledStatus("music")?.hold?.kind == "route-lost" }

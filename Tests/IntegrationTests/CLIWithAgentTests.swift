@@ -166,6 +166,7 @@ struct CLIWithAgentTests {
         let music = try scene.play("music", properties: "{ application.name=Spotify }", target: "headphones")
         defer { music.stop() }
         #expect(scene.waitForSinks("music", ["headphones"]))
+        #expect(scene.waitUntilAgentSees("music", runningOn: "headphones"), "\(scene.describe(["music"]))")
         let headphones = try #require(scene.client.node(named: "headphones"))
         try scene.sandbox.run(["pw-cli", "destroy", String(headphones.id)])
         #expect(scene.client.wait { _ in scene.polledStatus("music")?.hold?.kind == "route-lost" }, "\(scene.describe(["music"]))")

@@ -139,6 +139,18 @@ final class AgentScene {
         client.wait(timeout: timeout) { _ in self.sinks(of: name) == sinks }
     }
 
+    /// Waits until the agent itself has published the stream as running on
+    /// `output`: an unplug is "while music plays" only once the agent saw it
+    /// play there. Waiting for the links alone raced on a loaded machine —
+    /// the agent had not yet seen the stream running when the output went,
+    /// so it took it for a paused player and rightly did not hold it.
+    @discardableResult
+    func waitUntilAgentSees(_ name: String, runningOn output: String, timeout: Double = 5) -> Bool {
+        client.wait(timeout: timeout) { _ in
+            self.polledStatus(name).map { $0.state == "running" && $0.output == output } == true
+        }
+    }
+
     // MARK: the user's own stream volume
 
     /// What `setUserVolume` set, by stream name: the channelVolumes and mute
