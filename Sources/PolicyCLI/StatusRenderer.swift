@@ -76,7 +76,7 @@ public enum StatusRenderer {
         return out
     }
 
-    /// `PipeWire 0.3.65 · WirePlumber 0.4.13 · volume ramps: stepped (native from 0.3.68)`,
+    /// `PipeWire 0.3.65 · WirePlumber 0.4.13 · fades: stepped (no native volume ramps before PipeWire 0.3.68)`,
     /// a missing WirePlumber in red: nothing links new streams without it.
     static func stackLine(_ stack: StackStatus, style: TextStyle) -> String {
         let missing = "WirePlumber not running"

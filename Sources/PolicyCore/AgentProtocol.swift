@@ -105,7 +105,7 @@ public struct StackStatus: Codable, Sendable, Equatable {
     }
 
     /// One line for the log and `pw-policy status`:
-    /// `PipeWire 0.3.65 · WirePlumber 0.4.13 · volume ramps: stepped (native from 0.3.68)`.
+    /// `PipeWire 0.3.65 · WirePlumber 0.4.13 · fades: stepped (no native volume ramps before PipeWire 0.3.68)`.
     public var summary: String {
         let daemon = pipewire.version.map { "PipeWire \($0)" } ?? "PipeWire (version unknown)"
         let manager = wireplumber.map { "WirePlumber \($0.version ?? "(version unknown)")" } ?? "WirePlumber not running"

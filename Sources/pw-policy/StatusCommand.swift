@@ -12,7 +12,7 @@ struct StatusCommand: ParsableCommand {
         app, direction, state, options, output and the policy's effect, e.g. \
         [gain 0.20 DUCKED by "Maps"], [HELD: interrupted by "Zoom", resumes] or [SILENCED]. \
         The agent section shows whether it runs, the PipeWire and WirePlumber versions \
-        and whether fades use PipeWire's native volume ramps, its config files and any \
+        and whether the daemon offers native volume ramps, its config files and any \
         config error, and silent mode.
 
         When the agent is not running, the outputs and streams are still listed (without \

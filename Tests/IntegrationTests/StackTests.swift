@@ -57,8 +57,9 @@ struct StackTests {
         }
 
         var summary: String {
-            "PipeWire \(pipewire) · WirePlumber \(wirePlumber) · volume ramps: "
-                + (hasNativeRamps ? "native" : "stepped (native from 0.3.68)")
+            "PipeWire \(pipewire) · WirePlumber \(wirePlumber) · fades: stepped "
+                + (hasNativeRamps ? "(native volume ramps available, not yet used)"
+                    : "(no native volume ramps before PipeWire 0.3.68)")
         }
     }
 

@@ -21,7 +21,7 @@ import Testing
     @Test func agentSectionShowsTheStackAfterTheRemote() throws {
         let lines = text.split(separator: "\n").map(String.init)
         let stack = try #require(lines.firstIndex { $0.contains("Stack:") })
-        #expect(lines[stack] == " ├─ Stack:       PipeWire 0.3.65 · WirePlumber 0.4.13 · volume ramps: stepped (native from 0.3.68)")
+        #expect(lines[stack] == " ├─ Stack:       PipeWire 0.3.65 · WirePlumber 0.4.13 · fades: stepped (no native volume ramps before PipeWire 0.3.68)")
         #expect(lines[stack - 1].contains("PipeWire:    'pipewire-0'"))
     }
 
@@ -67,8 +67,8 @@ import Testing
         view.stack = StackStatus(pipewire: .init(version: "1.4.2"), wireplumber: nil,
                                  capabilities: StackCapabilities(nativeVolumeRamps: true))
         let colored = StatusRenderer.text(view, style: TextStyle(isColored: true))
-        #expect(colored.contains("PipeWire 1.4.2 · \u{1B}[31mWirePlumber not running\u{1B}[0m · volume ramps: native"))
-        #expect(StatusRenderer.text(view).contains("Stack:       PipeWire 1.4.2 · WirePlumber not running · volume ramps: native"))
+        #expect(colored.contains("PipeWire 1.4.2 · \u{1B}[31mWirePlumber not running\u{1B}[0m · fades: stepped (native volume ramps available, not yet used)"))
+        #expect(StatusRenderer.text(view).contains("Stack:       PipeWire 1.4.2 · WirePlumber not running · fades: stepped (native volume ramps available, not yet used)"))
     }
 
     @Test func outputsMarkTheDefaultAndPrivateOnes() {

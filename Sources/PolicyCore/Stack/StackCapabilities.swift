@@ -19,9 +19,12 @@ public struct StackCapabilities: Sendable, Equatable, Codable {
         nativeVolumeRamps = pipewire.map { $0 >= Self.nativeVolumeRampsSince } ?? false
     }
 
-    /// `volume ramps: native` or `volume ramps: stepped (native from 0.3.68)`.
+    /// How fades are done, and what the daemon would offer. Fades are
+    /// stepped Props updates on every stack for now; the native ramps are a
+    /// mechanism still to adopt (docs/PROTOCOL.md, `stack`), so status must not
+    /// claim them.
     public var volumeRampsSummary: String {
-        nativeVolumeRamps ? "volume ramps: native"
-            : "volume ramps: stepped (native from \(Self.nativeVolumeRampsSince))"
+        nativeVolumeRamps ? "fades: stepped (native volume ramps available, not yet used)"
+            : "fades: stepped (no native volume ramps before PipeWire \(Self.nativeVolumeRampsSince))"
     }
 }
