@@ -44,6 +44,10 @@ let package = Package(
         // Many playback streams and null sinks in one process, driven by stdin (benchmarks, fault tests).
         .executableTarget(name: "pw-policy-load", dependencies: ["CPipeWire"], path: "bench/Load",
                           linkerSettings: [.linkedLibrary("pipewire-0.3")]),
+        // A laptop sound card (Audio/Device with headphones and speaker Routes, and its
+        // sink) for integration tests, driven by stdin (docs/TESTING.md, "The test card").
+        .executableTarget(name: "pw-policy-test-card", dependencies: ["CPipeWire"], path: "Tests/TestCard",
+                          linkerSettings: [.linkedLibrary("pipewire-0.3")]),
         // Reaction latency, scale, memory and idle CPU of the agent beside WirePlumber (bench/run).
         .executableTarget(name: "pw-policy-observer", dependencies: ["PolicyCore", "PolicyPipeWire"],
                           path: "bench/Observer"),
