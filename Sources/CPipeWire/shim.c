@@ -78,6 +78,9 @@ int cpw_device_add_listener(struct pw_device *device, struct spa_hook *hook, con
 int cpw_device_subscribe_params(struct pw_device *device, uint32_t *ids, uint32_t n_ids) {
     return pw_device_subscribe_params(device, ids, n_ids);
 }
+int cpw_device_enum_params(struct pw_device *device, int seq, uint32_t id, uint32_t index, uint32_t num, const struct spa_pod *filter) {
+    return pw_device_enum_params(device, seq, id, index, num, filter);
+}
 int cpw_metadata_add_listener(struct pw_metadata *metadata, struct spa_hook *hook, const struct pw_metadata_events *events, void *data) {
     return pw_metadata_add_listener(metadata, hook, events, data);
 }

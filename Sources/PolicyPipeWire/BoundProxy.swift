@@ -67,6 +67,13 @@ final class NodeObserver: BoundProxy {
 
 final class DeviceObserver: BoundProxy {
     private var events: EventsTable<pw_device_events>?
+    /// The `Route` param's flags in the last info event. A device toggles
+    /// the param's serial flag when its routes change (jack, profile, a
+    /// route someone set).
+    private var routeParamFlags: UInt32?
+    /// Route enumerations under way, by the seq their param events carry,
+    /// with the routes received so far.
+    private var enumerations: [Int32: [Graph.Route]] = [:]
 
     init?(mirror: GraphMirror, id: UInt32) {
         super.init(mirror: mirror, id: id, type: InterfaceType.device)
@@ -75,15 +82,29 @@ final class DeviceObserver: BoundProxy {
         table.info = { data, info in
             guard let data, let info else { return }
             let me = Unmanaged<DeviceObserver>.fromOpaque(data).takeUnretainedValue()
-            guard (info.pointee.change_mask & UInt64(PW_DEVICE_CHANGE_MASK_PROPS)) != 0 else { return }
-            me.mirror.deviceInfo(id: me.id, props: copyDictionary(info.pointee.props))
+            let mask = info.pointee.change_mask
+            if (mask & UInt64(PW_DEVICE_CHANGE_MASK_PROPS)) != 0 {
+                me.mirror.deviceInfo(id: me.id, props: copyDictionary(info.pointee.props))
+            }
+            if (mask & UInt64(PW_DEVICE_CHANGE_MASK_PARAMS)) != 0 {
+                let params = UnsafeBufferPointer(start: info.pointee.params, count: Int(info.pointee.n_params))
+                if let route = params.first(where: { $0.id == SPA_PARAM_Route.rawValue }) {
+                    me.routeParamChanged(flags: route.flags)
+                }
+            }
         }
-        table.param = { data, _, paramID, _, _, param in
+        table.param = { data, seq, paramID, _, _, param in
             guard let data, paramID == SPA_PARAM_Route.rawValue else { return }
             let me = Unmanaged<DeviceObserver>.fromOpaque(data).takeUnretainedValue()
             var route = cpw_route()
             guard cpw_parse_route(param, &route) == 0 else { return }
-            me.mirror.deviceRoute(id: me.id, route: Graph.Route(route))
+            if me.enumerations[seq] != nil {
+                me.enumerations[seq]!.append(Graph.Route(route))
+            } else {
+                // Pushed by the subscription: the initial routes, and those of
+                // devices the daemon itself runs.
+                me.mirror.deviceRoute(id: me.id, route: Graph.Route(route))
+            }
         }
         let tableRef = EventsTable(table)
         events = tableRef
@@ -91,6 +112,29 @@ final class DeviceObserver: BoundProxy {
         hook.attached()
         var ids: [UInt32] = [SPA_PARAM_Route.rawValue]
         _ = cpw_device_subscribe_params(proxy, &ids, UInt32(ids.count))
+    }
+
+    /// A device a client exports — every ALSA card, which WirePlumber's
+    /// monitor exports — answers the daemon's enumerations asynchronously,
+    /// and the daemon then sends its subscribers the info event saying the
+    /// Route param changed but no param event with the new routes (PipeWire
+    /// 0.3.65 and 1.4.2 alike; docs/TESTING.md, "The test card"). So the
+    /// mirror enumerates the routes itself whenever the param's flags
+    /// change, as pw-dump and WirePlumber do, and on the first info too.
+    private func routeParamChanged(flags: UInt32) {
+        defer { routeParamFlags = flags }
+        guard flags != routeParamFlags, (flags & UInt32(SPA_PARAM_INFO_READ)) != 0 else { return }
+        let seq = cpw_device_enum_params(proxy, 0, SPA_PARAM_Route.rawValue, 0, UInt32.max, nil)
+        guard seq >= 0 else { return }
+        enumerations[seq] = []
+        // The daemon holds our further requests until the device has answered
+        // the enumeration, so this round trip ends after its last param event.
+        mirror.connection.sync { [weak self] in
+            guard let self, let routes = self.enumerations.removeValue(forKey: seq) else { return }
+            // As a whole: a profile change takes the routes of devices it no
+            // longer has with it.
+            self.mirror.deviceRoutes(id: self.id, routes: routes)
+        }
     }
 }
 

@@ -201,6 +201,13 @@ public final class GraphMirror {
         if store(&graph.devices[id], device) { changed(.info(id)) }
     }
 
+    /// Replaces the device's routes with the complete list of an enumeration.
+    func deviceRoutes(id: UInt32, routes: [Graph.Route]) {
+        guard var device = graph.devices[id] else { return }
+        device.routes = routes.sorted { ($0.device, $0.index) < ($1.device, $1.index) }
+        if store(&graph.devices[id], device) { changed(.info(id)) }
+    }
+
     func clientInfo(id: UInt32, props: [String: String]) {
         guard var client = graph.clients[id] else { return }
         client.props = props

@@ -40,6 +40,8 @@ int cpw_node_subscribe_params(struct pw_node *node, uint32_t *ids, uint32_t n_id
 int cpw_node_set_param(struct pw_node *node, uint32_t id, uint32_t flags, const struct spa_pod *param);
 int cpw_device_add_listener(struct pw_device *device, struct spa_hook *hook, const struct pw_device_events *events, void *data);
 int cpw_device_subscribe_params(struct pw_device *device, uint32_t *ids, uint32_t n_ids);
+/// Returns the seq the param events of this enumeration carry (an async result), or a negative errno.
+int cpw_device_enum_params(struct pw_device *device, int seq, uint32_t id, uint32_t index, uint32_t num, const struct spa_pod *filter);
 int cpw_metadata_add_listener(struct pw_metadata *metadata, struct spa_hook *hook, const struct pw_metadata_events *events, void *data);
 int cpw_metadata_set_property(struct pw_metadata *metadata, uint32_t subject, const char *key, const char *type, const char *value);
 int cpw_metadata_clear(struct pw_metadata *metadata);
