@@ -181,6 +181,59 @@ extension TimingSensitiveSuites {
             scene.expectUserVolumesKept()
         }
 
+        /// Issue 12: the laptop jack. Music plays on the test card's sink
+        /// through its headphones port; the jack is pulled: the headphones
+        /// route turns unavailable and WirePlumber switches the same sink's
+        /// Route to the speakers (docs/TESTING.md, "The test card"). No node
+        /// goes away. The agent must hold the music, and at most one graph
+        /// cycle of it may reach the sink once its route is the speakers.
+        @Test func jackPulledOnTheSameSinkHoldsMusicBeforeTheSpeakersPlayIt() throws {
+            let scene = try AgentScene()
+            let card = try TestCard(sandbox: scene.sandbox, client: scene.client)
+            #expect(scene.client.wait { card.routes(in: $0) == [DeviceRouteTests.headphones(.yes)] },
+                    "routes \(card.routes(in: scene.client.graph))")
+            let monitor = scene.sandbox.path("card-during-unplug.wav")
+            let recorder = try scene.sandbox.spawn(["pw-record", "--target", card.sinkName, "--format", "f32", "--rate", "48000",
+                                                    "--channels", "2", "-P", "{ stream.capture.sink=true node.name=pw-policy-test-monitor }",
+                                                    monitor])
+            defer { recorder.stop(signal: SIGINT) }
+            #expect(scene.client.wait { graph in
+                graph.nodes.values.contains { $0.name == "pw-policy-test-monitor" && !graph.links(to: $0.id).isEmpty }
+            }, "the recorder never linked to the card's sink")
+            let music = try scene.play("music", target: card.sinkName)
+            defer { music.stop() }
+            #expect(scene.waitForSinks("music", [card.sinkName]), "\(scene.describe(["music"]))")
+            #expect(scene.waitUntilAgentSees("music", runningOn: card.sinkName), "\(scene.describe(["music"]))")
+            scene.client.pump(1.0)
+            let unplugFrame = try Audio.framesWritten(toWAV: monitor)
+            card.process.send(["unplug-headphones"])
+            // The switch is the moment the mirror sees the speaker route: from
+            // then on the sink plays into the room. (Seen a little after it
+            // happens, which can only hide a leak of that little.)
+            let switched = scene.client.wait { card.routes(in: $0) == [DeviceRouteTests.speaker(.unknown)] }
+            let switchFrame = try Audio.framesWritten(toWAV: monitor)
+            #expect(switched, "WirePlumber did not switch to the speakers: \(card.routes(in: scene.client.graph))\n\(card.lines)")
+            let held = scene.client.wait { _ in scene.polledStatus("music")?.hold?.kind == "route-lost" }
+            #expect(held, "\(scene.describe(["music"]))\n\(scene.log.suffix(3000))")
+            scene.client.pump(1.0)
+            recorder.stop(signal: SIGINT)
+            // Positive control: the monitor carried the music while it played
+            // on the headphones port (the first 0.2 s hold the recorder's start-up).
+            let before = try Audio.loudFrames(ofWAV: monitor, skip: 0.2, frames: 0..<unplugFrame)
+            #expect(before >= 24_000, "the monitor carried \(before) frames of music before the unplug: it would not show a leak either")
+            // One graph cycle is 1024 frames at 48 kHz (README, "Known limits").
+            let leaked = try Audio.loudFrames(ofWAV: monitor, frames: switchFrame..<Int.max)
+            let sinceUnplug = try Audio.loudFrames(ofWAV: monitor, frames: unplugFrame..<Int.max)
+            print("jack pulled: \(leaked) loud frames after the switch, \(sinceUnplug) after the unplug")
+            #expect(leaked <= 1024, "\(leaked) frames of music reached the sink after its route became the speakers (\(sinceUnplug) since the jack was pulled)")
+            #expect(try Audio.framesWritten(toWAV: monitor) - switchFrame >= 24_000, "the recording ended too soon after the switch")
+            #expect(scene.client.wait { _ in scene.sinks(of: "music").isEmpty && scene.volume("music") == 0 },
+                    "\(scene.describe(["music"]))")
+            #expect(try scene.status("music").hold?.output == card.sinkName)
+            let explain = try scene.cli(["explain", String(try #require(scene.stream("music")).id)])
+            #expect(explain.stdout.contains("old-device-unavailable"), "explain: \(explain.stdout)\(explain.stderr)")
+        }
+
         @Test func newHeadphonesMadeDefaultMoveMusicWithoutHolding() throws {
             let scene = try AgentScene()
             let music = try scene.play("music")
