@@ -46,7 +46,7 @@ enum CLI {
     static let snapshotDirectory = Sandbox.repositoryRoot + "/Tests/Snapshots/cli-help"
     static let commands = ["", "status", "explain", "set", "unset", "silent", "resume", "monitor", "check-config"]
 
-    /// `PW_POLICY_UPDATE_SNAPSHOTS=1 swift test --filter CLIHelpTests` rewrites them.
+    /// `PW_POLICY_UPDATE_SNAPSHOTS=1 scripts/test --filter CLIHelpTests` rewrites them.
     @Test(arguments: commands)
     func helpMatchesSnapshot(command: String) throws {
         let result = try CLI.run((command.isEmpty ? [] : [command]) + ["--help"])
