@@ -142,7 +142,7 @@ int cpw_parse_route(const struct spa_pod *pod, struct cpw_route *out) {
     if (pod == NULL || !spa_pod_is_object_type(pod, SPA_TYPE_OBJECT_ParamRoute))
         return -EINVAL;
     const char *name = NULL, *description = NULL;
-    struct spa_pod *info = NULL;
+    struct spa_pod *info = NULL, *devices = NULL;
     int res = spa_pod_parse_object(pod, SPA_TYPE_OBJECT_ParamRoute, NULL,
         SPA_PARAM_ROUTE_index, SPA_POD_Int(&out->index),
         SPA_PARAM_ROUTE_direction, SPA_POD_Id(&out->direction),
@@ -151,9 +151,12 @@ int cpw_parse_route(const struct spa_pod *pod, struct cpw_route *out) {
         SPA_PARAM_ROUTE_description, SPA_POD_OPT_String(&description),
         SPA_PARAM_ROUTE_priority, SPA_POD_OPT_Int(&out->priority),
         SPA_PARAM_ROUTE_available, SPA_POD_OPT_Id(&out->available),
-        SPA_PARAM_ROUTE_info, SPA_POD_OPT_Pod(&info));
+        SPA_PARAM_ROUTE_info, SPA_POD_OPT_Pod(&info),
+        SPA_PARAM_ROUTE_devices, SPA_POD_OPT_Pod(&devices));
     if (res < 0)
         return res;
+    if (devices != NULL)
+        out->n_devices = (int32_t)spa_pod_copy_array(devices, SPA_TYPE_Int, out->devices, 8);
     copy_string(out->name, sizeof(out->name), name);
     copy_string(out->description, sizeof(out->description), description);
     // The info struct is a count followed by key/value string pairs.

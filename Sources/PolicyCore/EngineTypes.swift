@@ -50,13 +50,21 @@ public struct OutputInput: Sendable, Equatable {
     /// Headphones, headset, Bluetooth…: audio there is private to the user, and
     /// losing it must not leak audio to the speakers.
     public var isPrivate: Bool
-    /// False when its active route reports unavailable (jack unplugged).
+    /// False when it has nowhere left to play: every port of its device
+    /// unplugged, or its node going away.
     public var isAvailable: Bool
     /// The sink node's properties, matched by a rule's `prefer-target`.
     public var props: [String: String]
-    public init(id: UInt32, name: String, isPrivate: Bool, isAvailable: Bool = true, props: [String: String] = [:]) {
+    /// The port it plays to (its device's active route), if it has ports.
+    public var port: String?
+    /// Its device's ports reported unplugged (`available: no`); nil when the
+    /// device tells nothing of its ports. Tells a jack pulled from the port
+    /// it played to from a port the user picked (docs/POLICY.md, route changes).
+    public var unpluggedPorts: Set<String>?
+    public init(id: UInt32, name: String, isPrivate: Bool, isAvailable: Bool = true, props: [String: String] = [:],
+                port: String? = nil, unpluggedPorts: Set<String>? = nil) {
         self.id = id; self.name = name; self.isPrivate = isPrivate; self.isAvailable = isAvailable
-        self.props = props
+        self.props = props; self.port = port; self.unpluggedPorts = unpluggedPorts
     }
 }
 
@@ -196,6 +204,9 @@ public struct EngineMemory: Sendable, Equatable, Codable {
     public var outputs: [UInt32: String]
     /// Those of them that were private (headphones, headset, Bluetooth).
     public var privateOutputs: Set<UInt32>
+    /// The port each of them played to, where it has ports; nil in journals
+    /// written before ports were followed.
+    public var outputPorts: [UInt32: String]?
     public var defaultOutput: UInt32?
     /// Sessions silenced (silent mode or silence-incoming) in the previous decision.
     public var silenced: Set<SessionKey>

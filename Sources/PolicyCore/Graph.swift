@@ -122,20 +122,27 @@ public struct Graph: Sendable, Equatable {
         public var available: Availability
         /// `port.type` from the route info ("headphones", "speaker", "headset"…), if any.
         public var portType: String?
+        /// For a port (EnumRoute): the card profile devices it belongs to.
+        public var devices: [Int32]
         public init(index: Int32, device: Int32, direction: PortDirection, name: String,
-                    description: String = "", available: Availability = .unknown, portType: String? = nil) {
+                    description: String = "", available: Availability = .unknown, portType: String? = nil,
+                    devices: [Int32] = []) {
             self.index = index; self.device = device; self.direction = direction; self.name = name
             self.description = description; self.available = available; self.portType = portType
+            self.devices = devices
         }
     }
 
     public struct Device: Sendable, Equatable {
         public var id: UInt32
         public var props: [String: String]
-        /// Active routes, as the device reports them.
+        /// Active routes, as the device reports them (`Route`).
         public var routes: [Route]
-        public init(id: UInt32, props: [String: String] = [:], routes: [Route] = []) {
-            self.id = id; self.props = props; self.routes = routes
+        /// Every port the device has and whether it is plugged (`EnumRoute`):
+        /// tells a jack pulled from a port the user merely switched away from.
+        public var ports: [Route]
+        public init(id: UInt32, props: [String: String] = [:], routes: [Route] = [], ports: [Route] = []) {
+            self.id = id; self.props = props; self.routes = routes; self.ports = ports
         }
     }
 

@@ -67,13 +67,14 @@ final class NodeObserver: BoundProxy {
 
 final class DeviceObserver: BoundProxy {
     private var events: EventsTable<pw_device_events>?
-    /// The `Route` param's flags in the last info event. A device toggles
-    /// the param's serial flag when its routes change (jack, profile, a
-    /// route someone set).
-    private var routeParamFlags: UInt32?
-    /// Route enumerations under way, by the seq their param events carry,
-    /// with the routes received so far.
-    private var enumerations: [Int32: [Graph.Route]] = [:]
+    /// The `Route` and `EnumRoute` params' flags in the last info event. A
+    /// device toggles a param's serial flag when it changes (a jack, a
+    /// profile, a route someone set).
+    private var paramFlags: [UInt32: UInt32] = [:]
+    /// Enumerations under way, by the seq their param events carry: which
+    /// param, and what arrived so far.
+    private var enumerations: [Int32: (param: UInt32, routes: [Graph.Route])] = [:]
+    private static let routeParams = [SPA_PARAM_Route.rawValue, SPA_PARAM_EnumRoute.rawValue]
 
     init?(mirror: GraphMirror, id: UInt32) {
         super.init(mirror: mirror, id: id, type: InterfaceType.device)
@@ -88,19 +89,19 @@ final class DeviceObserver: BoundProxy {
             }
             if (mask & UInt64(PW_DEVICE_CHANGE_MASK_PARAMS)) != 0 {
                 let params = UnsafeBufferPointer(start: info.pointee.params, count: Int(info.pointee.n_params))
-                if let route = params.first(where: { $0.id == SPA_PARAM_Route.rawValue }) {
-                    me.routeParamChanged(flags: route.flags)
+                for param in params where DeviceObserver.routeParams.contains(param.id) {
+                    me.paramChanged(param.id, flags: param.flags)
                 }
             }
         }
         table.param = { data, seq, paramID, _, _, param in
-            guard let data, paramID == SPA_PARAM_Route.rawValue else { return }
+            guard let data, DeviceObserver.routeParams.contains(paramID) else { return }
             let me = Unmanaged<DeviceObserver>.fromOpaque(data).takeUnretainedValue()
             var route = cpw_route()
             guard cpw_parse_route(param, &route) == 0 else { return }
             if me.enumerations[seq] != nil {
-                me.enumerations[seq]!.append(Graph.Route(route))
-            } else {
+                me.enumerations[seq]!.routes.append(Graph.Route(route))
+            } else if paramID == SPA_PARAM_Route.rawValue {
                 // Pushed by the subscription: the initial routes, and those of
                 // devices the daemon itself runs.
                 me.mirror.deviceRoute(id: me.id, route: Graph.Route(route))
@@ -117,23 +118,27 @@ final class DeviceObserver: BoundProxy {
     /// A device a client exports — every ALSA card, which WirePlumber's
     /// monitor exports — answers the daemon's enumerations asynchronously,
     /// and the daemon then sends its subscribers the info event saying the
-    /// Route param changed but no param event with the new routes (PipeWire
-    /// 0.3.65 and 1.4.2 alike; docs/TESTING.md, "The test card"). So the
-    /// mirror enumerates the routes itself whenever the param's flags
-    /// change, as pw-dump and WirePlumber do, and on the first info too.
-    private func routeParamChanged(flags: UInt32) {
-        defer { routeParamFlags = flags }
-        guard flags != routeParamFlags, (flags & UInt32(SPA_PARAM_INFO_READ)) != 0 else { return }
-        let seq = cpw_device_enum_params(proxy, 0, SPA_PARAM_Route.rawValue, 0, UInt32.max, nil)
+    /// param changed but no param event with the new value (PipeWire 0.3.65
+    /// and 1.4.2 alike; docs/TESTING.md, "The test card"). So the mirror
+    /// enumerates the param itself whenever its flags change, as pw-dump and
+    /// WirePlumber do, and on the first info too.
+    private func paramChanged(_ param: UInt32, flags: UInt32) {
+        defer { paramFlags[param] = flags }
+        guard flags != paramFlags[param], (flags & UInt32(SPA_PARAM_INFO_READ)) != 0 else { return }
+        let seq = cpw_device_enum_params(proxy, 0, param, 0, UInt32.max, nil)
         guard seq >= 0 else { return }
-        enumerations[seq] = []
+        enumerations[seq] = (param, [])
         // The daemon holds our further requests until the device has answered
         // the enumeration, so this round trip ends after its last param event.
         mirror.connection.sync { [weak self] in
-            guard let self, let routes = self.enumerations.removeValue(forKey: seq) else { return }
+            guard let self, let done = self.enumerations.removeValue(forKey: seq) else { return }
             // As a whole: a profile change takes the routes of devices it no
             // longer has with it.
-            self.mirror.deviceRoutes(id: self.id, routes: routes)
+            if done.param == SPA_PARAM_Route.rawValue {
+                self.mirror.deviceRoutes(id: self.id, routes: done.routes)
+            } else {
+                self.mirror.devicePorts(id: self.id, ports: done.routes)
+            }
         }
     }
 }
@@ -258,9 +263,10 @@ extension Graph.Route {
         case SPA_PARAM_AVAILABILITY_yes.rawValue: .yes
         default: .unknown
         }
+        let devices = withUnsafeBytes(of: route.devices) { Array($0.bindMemory(to: Int32.self).prefix(Int(route.n_devices))) }
         self.init(index: route.index, device: route.device,
                   direction: route.direction == SPA_DIRECTION_INPUT.rawValue ? .input : .output,
                   name: name, description: description, available: availability,
-                  portType: portType.isEmpty ? nil : portType)
+                  portType: portType.isEmpty ? nil : portType, devices: devices)
     }
 }

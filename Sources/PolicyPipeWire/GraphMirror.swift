@@ -208,6 +208,13 @@ public final class GraphMirror {
         if store(&graph.devices[id], device) { changed(.info(id)) }
     }
 
+    /// Replaces the device's ports (EnumRoute) with a complete enumeration.
+    func devicePorts(id: UInt32, ports: [Graph.Route]) {
+        guard var device = graph.devices[id] else { return }
+        device.ports = ports.sorted { $0.index < $1.index }
+        if store(&graph.devices[id], device) { changed(.info(id)) }
+    }
+
     func clientInfo(id: UInt32, props: [String: String]) {
         guard var client = graph.clients[id] else { return }
         client.props = props

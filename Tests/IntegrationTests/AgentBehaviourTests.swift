@@ -234,6 +234,40 @@ extension TimingSensitiveSuites {
             #expect(explain.stdout.contains("old-device-unavailable"), "explain: \(explain.stdout)\(explain.stderr)")
         }
 
+        /// The user switches the card from its headphones port to the speakers
+        /// while the headphones stay plugged: a route the user picks continues
+        /// without a pause, and the agent says it was the user's choice, not
+        /// an unplug (docs/POLICY.md, route changes).
+        @Test func aPortTheUserPicksKeepsTheMusicPlaying() throws {
+            let scene = try AgentScene()
+            let card = try TestCard(sandbox: scene.sandbox, client: scene.client)
+            #expect(scene.client.wait { card.routes(in: $0) == [DeviceRouteTests.headphones(.yes)] },
+                    "routes \(card.routes(in: scene.client.graph))")
+            let music = try scene.play("music", target: card.sinkName)
+            defer { music.stop() }
+            try scene.setUserVolume("music")
+            #expect(scene.waitUntilAgentSees("music", runningOn: card.sinkName), "\(scene.describe(["music"]))")
+            #expect(card.send("route speaker", pumping: scene.client))
+            #expect(scene.client.wait { card.routes(in: $0) == [DeviceRouteTests.speaker(.no)] },
+                    "routes \(card.routes(in: scene.client.graph))")
+            let monitor = scene.sandbox.path("card-after-pick.wav")
+            let recorder = try scene.sandbox.spawn(["pw-record", "--target", card.sinkName, "--format", "f32", "--rate", "48000",
+                                                    "--channels", "2", "-P", "{ stream.capture.sink=true node.name=pw-policy-test-monitor }",
+                                                    monitor])
+            defer { recorder.stop(signal: SIGINT) }
+            #expect(scene.client.wait(timeout: 5) { _ in scene.log.contains("route change: user-choice (\(card.sinkName))") },
+                    "\(scene.log.suffix(2000))")
+            scene.client.pump(1.5)
+            recorder.stop(signal: SIGINT)
+            #expect(try scene.status("music").hold == nil, "\(scene.describe(["music"]))\n\(scene.log.suffix(2000))")
+            #expect(scene.sinks(of: "music") == [card.sinkName] && scene.volume("music") == 1, "\(scene.describe(["music"]))")
+            // It really plays on: the sink carries the music after the switch.
+            let heard = try Audio.loudFrames(ofWAV: monitor, skip: 0.3)
+            #expect(heard >= 24_000, "the card's sink carried \(heard) frames of music after the user's switch")
+            #expect(!scene.log.contains("old-device-unavailable"), "\(scene.log.suffix(2000))")
+            scene.expectUserVolumesKept()
+        }
+
         @Test func newHeadphonesMadeDefaultMoveMusicWithoutHolding() throws {
             let scene = try AgentScene()
             let music = try scene.play("music")

@@ -9,16 +9,16 @@ import Testing
 struct DeviceRouteTests {
     static func speaker(_ available: Graph.Availability) -> Graph.Route {
         Graph.Route(index: 0, device: 0, direction: .output, name: "analog-output-speaker", description: "Speakers",
-                    available: available, portType: "speaker")
+                    available: available, portType: "speaker", devices: [0])
     }
 
     static func headphones(_ available: Graph.Availability) -> Graph.Route {
         Graph.Route(index: 1, device: 0, direction: .output, name: "analog-output-headphones", description: "Headphones",
-                    available: available, portType: "headphones")
+                    available: available, portType: "headphones", devices: [0])
     }
 
     static let hdmi = Graph.Route(index: 2, device: 1, direction: .output, name: "hdmi-output-0",
-                                  description: "HDMI / DisplayPort", available: .yes, portType: "hdmi")
+                                  description: "HDMI / DisplayPort", available: .yes, portType: "hdmi", devices: [1])
 
     /// The mirror follows every Route change of an exported card: the daemon
     /// tells a subscribed client only that the params changed (no param event

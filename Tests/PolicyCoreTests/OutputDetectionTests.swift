@@ -36,10 +36,12 @@ import Testing
         PrivacyCase(label: "route name headphones without port.type",
                     routes: [Graph.Route(index: 1, device: 0, direction: .output, name: "analog-output-headphones")],
                     isPrivate: true),
-        PrivacyCase(label: "route headphones unplugged: private and unavailable",
+        // An unplugged port plays to no one: not private, and with no other
+        // port listed the sink has nowhere to play.
+        PrivacyCase(label: "route headphones unplugged: neither private nor available",
                     routes: [Graph.Route(index: 1, device: 0, direction: .output, name: "analog-output-headphones",
                                          available: .no, portType: "headphones")],
-                    isPrivate: true, isAvailable: false),
+                    isPrivate: false, isAvailable: false),
         PrivacyCase(label: "route of another profile device does not count",
                     routes: [Graph.Route(index: 1, device: 3, direction: .output, name: "analog-output-headphones",
                                          available: .no, portType: "headphones")],

@@ -74,6 +74,8 @@ struct cpw_route {
     char name[256];
     char description[256];
     char port_type[64];   // "headphones", "speaker", … from the route info dict, or ""
+    int32_t devices[8];   // EnumRoute: the card profile devices the port belongs to
+    int32_t n_devices;
 };
-/// Reads a Route object; returns 0 or -EINVAL.
+/// Reads a Route or EnumRoute object; returns 0 or -EINVAL.
 int cpw_parse_route(const struct spa_pod *pod, struct cpw_route *out);

@@ -16,10 +16,17 @@ public enum OutputDetection {
         for port in graph.ports.values where port.direction == .input { withInputs.insert(port.nodeID) }
         return graph.sinks.filter { !isVirtual($0) }.map { sink in
             let route = activeOutputRoute(of: sink, in: graph)
+            let ports = outputPorts(of: sink, in: graph)
+            // A port unplugged plays to no one: not private, and the sink has
+            // nowhere to play once every port is (a device that lists no
+            // ports: once its active route is).
+            let plugged = route?.available != .no
+            let somewherePlugged = ports.isEmpty ? plugged : ports.contains { $0.available != .no }
             return OutputInput(id: sink.id, name: sink.name ?? "node \(sink.id)",
-                               isPrivate: isPrivate(sink, route: route, in: graph),
-                               isAvailable: route?.available != .no && withInputs.contains(sink.id),
-                               props: sink.props)
+                               isPrivate: plugged && isPrivate(sink, route: route, in: graph),
+                               isAvailable: somewherePlugged && withInputs.contains(sink.id),
+                               props: sink.props, port: route?.name,
+                               unpluggedPorts: ports.isEmpty ? nil : Set(ports.filter { $0.available == .no }.map(\.name)))
         }
     }
 
@@ -59,6 +66,15 @@ public enum OutputDetection {
             return outputs.count == 1 ? outputs.first : nil
         }
         return Int32(profileDevice).flatMap { wanted in outputs.first { $0.device == wanted } }
+    }
+
+    /// The output ports (EnumRoute) of the sink's own profile device.
+    static func outputPorts(of sink: Graph.Node, in graph: Graph) -> [Graph.Route] {
+        guard let deviceID = sink.deviceID, let device = graph.devices[deviceID] else { return [] }
+        let wanted = sink.props["card.profile.device"].flatMap { Int32($0) }
+        return device.ports.filter { port in
+            port.direction == .output && (port.devices.isEmpty || wanted.map { port.devices.contains($0) } ?? true)
+        }
     }
 
     static func isPrivate(_ sink: Graph.Node, route: Graph.Route?, in graph: Graph) -> Bool {

@@ -38,6 +38,9 @@ struct DecisionRun {
     /// Outputs usable now: present and available.
     var usableOutputs: Set<UInt32> = []
     var privateOutputs: Set<UInt32> = []
+    /// Private outputs the user switched to a public port of theirs (a port
+    /// picked, not a jack pulled): what played there goes on.
+    var portsPickedByUser: Set<UInt32> = []
     var routeEvents: [PolicyEvent] = []
 
     init(config: PolicyConfig, matrix: InteractionMatrix, input: PolicyInput, memory: EngineMemory) {

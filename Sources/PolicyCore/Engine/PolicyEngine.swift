@@ -131,6 +131,8 @@ extension DecisionRun {
         }
         for id in usableOutputs { next.outputs[id] = outputs[id]?.name ?? "" }
         next.privateOutputs = privateOutputs
+        let ports = usableOutputs.compactMap { id in outputs[id]?.port.map { (id, $0) } }
+        next.outputPorts = ports.isEmpty ? nil : Dictionary(ports) { first, _ in first }
         next.defaultOutput = input.defaultOutput
         return next
     }

@@ -1,10 +1,12 @@
-/// Route changes (design.md §2): unplugging private outputs pauses what was
-/// playing there; plugging in, or the user picking another default, pauses nothing.
+/// Route changes (docs/POLICY.md): unplugging private outputs pauses what was
+/// playing there; plugging in, or the user picking another default or port,
+/// pauses nothing.
 ///
-/// An output counts as private while it is present, available and private. It
-/// stops being private when its node goes away (USB, Bluetooth), when its route
-/// reports unavailable, or when the same node switches from its headphones port
-/// to the speakers (laptop jack): all three are an unplug.
+/// An output counts as private while it is present, available and plays to a
+/// private port. It stops being private when its node goes away (USB,
+/// Bluetooth), when the port it plays to reports unplugged, or when the same
+/// node switches from its headphones port to the speakers: an unplug, unless
+/// the headphones port is still plugged — then the user picked the speakers.
 extension DecisionRun {
     /// Reads the outputs and reports device-level route changes.
     mutating func trackOutputs() {
@@ -19,9 +21,21 @@ extension DecisionRun {
         guard memory.time != nil else { return }
 
         var lost: [(id: UInt32, name: String)] = []
+        var picked: [(id: UInt32, name: String)] = []
         for (id, name) in memory.outputs {
-            if !usableOutputs.contains(id) || (memory.privateOutputs.contains(id) && !privateOutputs.contains(id)) {
+            if !usableOutputs.contains(id) {
                 lost.append((id, name))
+            } else if memory.privateOutputs.contains(id), !privateOutputs.contains(id) {
+                // Still there but no longer private: a jack pulled from the
+                // port it played to, or another port the user picked while
+                // that one stays plugged. Without port information, an unplug.
+                if let old = memory.outputPorts?[id], let now = outputs[id], let unplugged = now.unpluggedPorts,
+                   now.port != old, !unplugged.contains(old) {
+                    picked.append((id, name))
+                    portsPickedByUser.insert(id)
+                } else {
+                    lost.append((id, name))
+                }
             }
         }
         var appeared: [(id: UInt32, name: String)] = []
@@ -36,8 +50,11 @@ extension DecisionRun {
         for output in appeared.sorted(by: { $0.id < $1.id }) {
             routeEvents.append(.routeChanged(reason: .newDeviceAvailable, output: output.name))
         }
+        for output in picked.sorted(by: { $0.id < $1.id }) {
+            routeEvents.append(.routeChanged(reason: .userChoice, output: output.name))
+        }
         // A default that moves while no device came or went is the user's pick.
-        if lost.isEmpty, appeared.isEmpty, let chosen = input.defaultOutput, chosen != memory.defaultOutput {
+        if lost.isEmpty, appeared.isEmpty, picked.isEmpty, let chosen = input.defaultOutput, chosen != memory.defaultOutput {
             routeEvents.append(.routeChanged(reason: .userChoice, output: outputs[chosen]?.name ?? "\(chosen)"))
         }
     }
@@ -71,6 +88,12 @@ extension DecisionRun {
             }
             guard remembered.lastOutputPrivate, let last = remembered.lastOutput,
                   !privateOutputs.contains(last) else { continue }
+            // A port the user picked is where they want it to play (design: a
+            // route the user picks continues without a pause).
+            if portsPickedByUser.contains(last) {
+                forgetRoute[index] = true
+                continue
+            }
             // A call goes on wherever the audio can go: nothing may keep a call
             // from being heard (design.md §2).
             if sessions[session].category == .playAndRecord || !wasPlaying(session) {
