@@ -66,6 +66,22 @@ final class TestCard {
         return client.wait { _ in self.lines.contains("synced \(tag)") }
     }
 
+    /// Waits until WirePlumber has stopped setting routes on the card: no new
+    /// line for `quiet` seconds. WirePlumber 0.5.8 may switch this card's
+    /// route back and forth a few times after a jack change before it
+    /// settles (docs/TESTING.md, "The test card"); false if it never does.
+    @discardableResult
+    func waitUntilSettled(pumping client: TestClient, quiet: Double = 1.0, timeout: Double = 8) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        var count = lines.count, since = Date()
+        while Date() < deadline {
+            client.pump(0.1)
+            let now = lines.count
+            if now != count { count = now; since = Date() } else if Date().timeIntervalSince(since) >= quiet { return true }
+        }
+        return false
+    }
+
     /// The device's routes in `graph`, as the mirror has them.
     func routes(in graph: Graph) -> [Graph.Route] { graph.devices[deviceID]?.routes ?? [] }
 
