@@ -127,13 +127,8 @@ extension TimingSensitiveSuites {
             try scene.setUserVolume("music")
             let headphones = try #require(scene.client.node(named: "headphones"))
             let monitor = scene.sandbox.path("speakers-during-unplug.wav")
-            let recorder = try scene.sandbox.spawn(["pw-record", "--target", "speakers", "--format", "f32", "--rate", "48000",
-                                                    "--channels", "2", "-P", "{ stream.capture.sink=true node.name=pw-policy-test-monitor }",
-                                                    monitor])
+            let recorder = try scene.recordSink("speakers", to: "speakers-during-unplug.wav")
             defer { recorder.stop(signal: SIGINT) }
-            #expect(scene.client.wait { graph in
-                graph.nodes.values.contains { $0.name == "pw-policy-test-monitor" && !graph.links(to: $0.id).isEmpty }
-            }, "the recorder never linked to the speakers")
             scene.client.pump(0.3)
             // Positive control: a tone on the speakers before the unplug must be
             // heard, or "nothing leaked" below could be a recorder that heard
@@ -193,13 +188,8 @@ extension TimingSensitiveSuites {
             #expect(scene.client.wait { card.routes(in: $0) == [DeviceRouteTests.headphones(.yes)] },
                     "routes \(card.routes(in: scene.client.graph))")
             let monitor = scene.sandbox.path("card-during-unplug.wav")
-            let recorder = try scene.sandbox.spawn(["pw-record", "--target", card.sinkName, "--format", "f32", "--rate", "48000",
-                                                    "--channels", "2", "-P", "{ stream.capture.sink=true node.name=pw-policy-test-monitor }",
-                                                    monitor])
+            let recorder = try scene.recordSink(card.sinkName, to: "card-during-unplug.wav")
             defer { recorder.stop(signal: SIGINT) }
-            #expect(scene.client.wait { graph in
-                graph.nodes.values.contains { $0.name == "pw-policy-test-monitor" && !graph.links(to: $0.id).isEmpty }
-            }, "the recorder never linked to the card's sink")
             let music = try scene.play("music", target: card.sinkName)
             defer { music.stop() }
             #expect(scene.waitForSinks("music", [card.sinkName]), "\(scene.describe(["music"]))")
@@ -251,9 +241,7 @@ extension TimingSensitiveSuites {
             #expect(scene.client.wait { card.routes(in: $0) == [DeviceRouteTests.speaker(.no)] },
                     "routes \(card.routes(in: scene.client.graph))")
             let monitor = scene.sandbox.path("card-after-pick.wav")
-            let recorder = try scene.sandbox.spawn(["pw-record", "--target", card.sinkName, "--format", "f32", "--rate", "48000",
-                                                    "--channels", "2", "-P", "{ stream.capture.sink=true node.name=pw-policy-test-monitor }",
-                                                    monitor])
+            let recorder = try scene.recordSink(card.sinkName, to: "card-after-pick.wav")
             defer { recorder.stop(signal: SIGINT) }
             #expect(scene.client.wait(timeout: 5) { _ in scene.log.contains("route change: user-choice (\(card.sinkName))") },
                     "\(scene.log.suffix(2000))")

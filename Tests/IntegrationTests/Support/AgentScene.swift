@@ -151,6 +151,20 @@ final class AgentScene {
         }
     }
 
+    /// Records what reaches `sink` (its monitor, float32 stereo at 48 kHz)
+    /// into the sandbox file `file` until stopped, once the recorder is seen
+    /// linked: a recorder that never linked would hear nothing and pass for
+    /// "nothing leaked".
+    func recordSink(_ sink: String, to file: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> Command.Background {
+        let recorder = try sandbox.spawn(["pw-record", "--target", sink, "--format", "f32", "--rate", "48000",
+                                          "--channels", "2", "-P", "{ stream.capture.sink=true node.name=pw-policy-test-monitor }",
+                                          sandbox.path(file)])
+        #expect(client.wait { graph in
+            graph.nodes.values.contains { $0.name == "pw-policy-test-monitor" && !graph.links(to: $0.id).isEmpty }
+        }, "the recorder never linked to \(sink)", sourceLocation: sourceLocation)
+        return recorder
+    }
+
     // MARK: the user's own stream volume
 
     /// What `setUserVolume` set, by stream name: the channelVolumes and mute
