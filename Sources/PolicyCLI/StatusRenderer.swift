@@ -91,6 +91,7 @@ public enum StatusRenderer {
             let marker = output.isDefault ? style.bold("*") : " "
             let name = displayName(output)
             var tags: [String] = []
+            if let port = output.port { tags.append("port: \(port)") }
             if output.isPrivate { tags.append("private") }
             if !output.isAvailable { tags.append("unavailable") }
             if output.description != output.name { tags.append(output.name) }

@@ -121,9 +121,13 @@ public struct OutputStatus: Codable, Sendable, Equatable {
     public var isPrivate: Bool
     public var isAvailable: Bool
     public var isDefault: Bool
-    public init(id: UInt32, name: String, description: String, isPrivate: Bool, isAvailable: Bool, isDefault: Bool) {
+    /// The port it plays to (its device's active route, as the device
+    /// describes it: "Headphones", "Speakers"); absent for sinks without ports.
+    public var port: String?
+    public init(id: UInt32, name: String, description: String, isPrivate: Bool, isAvailable: Bool, isDefault: Bool,
+                port: String? = nil) {
         self.id = id; self.name = name; self.description = description
-        self.isPrivate = isPrivate; self.isAvailable = isAvailable; self.isDefault = isDefault
+        self.isPrivate = isPrivate; self.isAvailable = isAvailable; self.isDefault = isDefault; self.port = port
     }
 }
 

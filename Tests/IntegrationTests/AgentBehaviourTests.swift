@@ -253,6 +253,10 @@ extension TimingSensitiveSuites {
             let heard = try Audio.loudFrames(ofWAV: monitor, skip: 0.3)
             #expect(heard >= 24_000, "the card's sink carried \(heard) frames of music after the user's switch")
             #expect(!scene.log.contains("old-device-unavailable"), "\(scene.log.suffix(2000))")
+            // status names the port the card's sink now plays to, no longer private.
+            let status = try scene.cli(["status"]).stdout
+            let line = try #require(status.split(separator: "\n").first { $0.contains(card.sinkName) }, "\(status)")
+            #expect(line.contains("[port: Speakers,") && !line.contains("private"), "\(line)")
             scene.expectUserVolumesKept()
         }
 

@@ -112,6 +112,15 @@ import Testing
         #expect(info["appKey"] as? String == "org.gnome.Maps" && info["persist"] as? Bool == true)
     }
 
+    @Test func aCardsOutputShowsItsPort() {
+        var graph = Fixtures.busyGraph
+        graph.metadata = [:]
+        let card = OutputStatus(id: 48, name: "alsa_output.analog-stereo", description: "Built-in Audio", isPrivate: true,
+                                isAvailable: true, isDefault: false, port: "Headphones")
+        let text = StatusRenderer.text(StatusView(remote: "pipewire-0", graph: graph, graphOutputs: [card]))
+        #expect(text.contains("48. Built-in Audio  [port: Headphones, private, alsa_output.analog-stereo]"), "\(text)")
+    }
+
     @Test func warningsAreListed() {
         #expect(text.contains("Warnings\n"))
         #expect(line(containing: "80. Game: policy.options") != nil)

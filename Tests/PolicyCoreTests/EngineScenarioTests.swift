@@ -453,6 +453,41 @@ struct Scenario {
         ])
     }
 
+    /// A card that reports its ports (EnumRoute): a jack pulled from the
+    /// port the music plays to is an unplug, seen before WirePlumber switches
+    /// the route (the headphones port unplugged, still active) or after (the
+    /// speakers active); the speakers picked while the headphones stay plugged
+    /// are the user's choice and hold nothing (docs/POLICY.md, route changes).
+    @Test(arguments: [
+        ("jack pulled, before the switch",
+         OutputInput(id: 3, name: "Built-in Audio", isPrivate: false, port: "headphones", unpluggedPorts: ["headphones"]),
+         true),
+        ("jack pulled, after the switch",
+         OutputInput(id: 3, name: "Built-in Audio", isPrivate: false, port: "speaker", unpluggedPorts: ["headphones"]),
+         true),
+        ("speakers picked, headphones still plugged (ACP: the speakers then read unplugged)",
+         OutputInput(id: 3, name: "Built-in Audio", isPrivate: false, port: "speaker", unpluggedPorts: ["speaker"]),
+         false),
+        ("speakers picked, no port unplugged",
+         OutputInput(id: 3, name: "Built-in Audio", isPrivate: false, port: "speaker", unpluggedPorts: []),
+         false),
+    ])
+    func aPulledJackIsAnUnplugAPickedPortIsNot(_ label: String, _ after: OutputInput, _ unplug: Bool) {
+        let card = OutputInput(id: 3, name: "Built-in Audio", isPrivate: true, port: "headphones", unpluggedPorts: ["speaker"])
+        var music = Self.music
+        music.output = card.id
+        Scenario(streams: [music], outputs: [card]).run([
+            .at(0, running: ["music"]),
+            .at(1, running: ["music"], outputs: [after], defaultOutput: card.id,
+                expect: ["music": unplug ? .routeLost("Built-in Audio") : .plays],
+                events: unplug ? [.route(.oldDeviceUnavailable, "Built-in Audio"), .heldForRoute("music", output: "Built-in Audio")]
+                               : [.route(.userChoice, "Built-in Audio")]),
+            // Later decisions keep it so: held until resumed, or playing on.
+            .at(2, running: unplug ? [] : ["music"], outputs: [after], defaultOutput: card.id,
+                expect: ["music": unplug ? .routeLost("Built-in Audio") : .plays], events: []),
+        ])
+    }
+
     @Test func unpluggingPausesNothingThatWasNotPlaying() {
         var music = Self.music
         music.output = headphones.id

@@ -91,6 +91,17 @@ import Testing
         ])
     }
 
+    /// A card's sink shows the port it plays to, as the card describes it.
+    @Test func outputsShowTheCardsActivePort() throws {
+        var graph = Graph()
+        graph.addDevice(40, routes: [Graph.Route(index: 1, device: 0, direction: .output, name: "analog-output-headphones",
+                                                 description: "Headphones", available: .yes, portType: "headphones")])
+        graph.addSink(1, name: "alsa_output.analog-stereo", device: 40, profileDevice: 0)
+        let output = try #require(StatusPublisher.outputs(graph: graph).first)
+        #expect(output.port == "Headphones" && output.isPrivate)
+        #expect(StatusPublisher.outputs(graph: Self.graph()).allSatisfy { $0.port == nil })
+    }
+
     // MARK: events
 
     struct EventCase: CustomTestStringConvertible, Sendable {

@@ -36,10 +36,12 @@ public enum StatusPublisher {
     public static func outputs(graph: Graph) -> [OutputStatus] {
         let defaultOutput = OutputDetection.defaultOutput(in: graph)
         return OutputDetection.outputs(in: graph).map { output in
-            OutputStatus(id: output.id, name: output.name,
-                         description: graph.nodes[output.id]?.props["node.description"] ?? output.name,
-                         isPrivate: output.isPrivate, isAvailable: output.isAvailable,
-                         isDefault: output.id == defaultOutput)
+            let route = graph.nodes[output.id].flatMap { OutputDetection.activeOutputRoute(of: $0, in: graph) }
+            return OutputStatus(id: output.id, name: output.name,
+                                description: graph.nodes[output.id]?.props["node.description"] ?? output.name,
+                                isPrivate: output.isPrivate, isAvailable: output.isAvailable,
+                                isDefault: output.id == defaultOutput,
+                                port: route.map { $0.description.isEmpty ? $0.name : $0.description })
         }
     }
 
