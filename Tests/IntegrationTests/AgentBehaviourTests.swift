@@ -222,6 +222,15 @@ extension TimingSensitiveSuites {
             #expect(try scene.status("music").hold?.output == card.sinkName)
             let explain = try scene.cli(["explain", String(try #require(scene.stream("music")).id)])
             #expect(explain.stdout.contains("old-device-unavailable"), "explain: \(explain.stdout)\(explain.stderr)")
+
+            // The jack back in: the music stays held, as after any unplug
+            // (the user resumes it; docs/POLICY.md, route changes).
+            #expect(card.send("plug-headphones", pumping: scene.client))
+            #expect(scene.client.wait { card.routes(in: $0) == [DeviceRouteTests.headphones(.yes)] },
+                    "routes \(card.routes(in: scene.client.graph))")
+            card.waitUntilSettled(pumping: scene.client)
+            #expect(try scene.status("music").hold?.kind == "route-lost", "\(scene.describe(["music"]))")
+            #expect(scene.sinks(of: "music").isEmpty && scene.volume("music") == 0, "\(scene.describe(["music"]))")
         }
 
         /// The user switches the card from its headphones port to the speakers
