@@ -189,10 +189,15 @@ public struct EngineMemory: Sendable, Equatable, Codable {
         public var lastOutputName: String?
         /// Held because its private output went away, until resumed or moved.
         public var routeLost: Bool
+        /// The output whose private port the user switched away from while it
+        /// played there (a port picked, not a jack pulled), while it still
+        /// plays there: `explain` says why it was not held. Nil in journals
+        /// written before ports were followed.
+        public var portPickedOn: String?
         public init(lastOutput: UInt32? = nil, lastOutputPrivate: Bool = false,
-                    lastOutputName: String? = nil, routeLost: Bool = false) {
+                    lastOutputName: String? = nil, routeLost: Bool = false, portPickedOn: String? = nil) {
             self.lastOutput = lastOutput; self.lastOutputPrivate = lastOutputPrivate
-            self.lastOutputName = lastOutputName; self.routeLost = routeLost
+            self.lastOutputName = lastOutputName; self.routeLost = routeLost; self.portPickedOn = portPickedOn
         }
     }
     public var sessions: [SessionKey: SessionMemory]

@@ -266,6 +266,9 @@ extension TimingSensitiveSuites {
             let status = try scene.cli(["status"]).stdout
             let line = try #require(status.split(separator: "\n").first { $0.contains(card.sinkName) }, "\(status)")
             #expect(line.contains("[port: Speakers,") && !line.contains("private"), "\(line)")
+            // explain tells it from an unplug.
+            let explain = try scene.cli(["explain", String(try #require(scene.stream("music")).id)])
+            #expect(explain.stdout.contains("(user-choice), not an unplug; plays on"), "explain: \(explain.stdout)\(explain.stderr)")
             scene.expectUserVolumesKept()
         }
 

@@ -476,7 +476,7 @@ struct Scenario {
         let card = OutputInput(id: 3, name: "Built-in Audio", isPrivate: true, port: "headphones", unpluggedPorts: ["speaker"])
         var music = Self.music
         music.output = card.id
-        Scenario(streams: [music], outputs: [card]).run([
+        let decisions = Scenario(streams: [music], outputs: [card]).run([
             .at(0, running: ["music"]),
             .at(1, running: ["music"], outputs: [after], defaultOutput: card.id,
                 expect: ["music": unplug ? .routeLost("Built-in Audio") : .plays],
@@ -486,6 +486,11 @@ struct Scenario {
             .at(2, running: unplug ? [] : ["music"], outputs: [after], defaultOutput: card.id,
                 expect: ["music": unplug ? .routeLost("Built-in Audio") : .plays], events: []),
         ])
+        // explain tells the two apart, in the decision that saw it and after.
+        for decision in decisions.dropFirst() {
+            let lines = decision.streams[music.id]?.explanation ?? []
+            #expect(lines.contains { $0.contains(unplug ? "(old-device-unavailable)" : "(user-choice), not an unplug") }, "\(label): \(lines)")
+        }
     }
 
     @Test func unpluggingPausesNothingThatWasNotPlaying() {

@@ -22,6 +22,9 @@ struct DecisionRun {
     var routeLostNow: [Bool] = []
     /// Per stream: its last output went away while it was not playing; forget it.
     var forgetRoute: [Bool] = []
+    /// Per stream: the output where the user switched ports under it, now
+    /// or in an earlier decision, while it still plays there.
+    var portPickedOn: [String?] = []
     /// Per stream: the user asked to resume it and it was held.
     var resumeRequested: [Bool] = []
     /// Per stream: `memory.streams[id]`, looked up once.

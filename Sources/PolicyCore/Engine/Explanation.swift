@@ -73,6 +73,9 @@ extension DecisionRun {
             let line = "held: its private output \"\(output)\" went away (old-device-unavailable); "
                 + "held until resumed (pw-policy resume)"
             lines = lines == Self.fullGainLines ? [line] : [line] + lines
+        } else if let output = portPickedOn[index] {
+            lines.append("not held: the user switched \"\(output)\" from its private port to another (user-choice), "
+                + "not an unplug; plays on")
         }
         if streams[index].direction == .capture, let session = streamSession[index],
            sessions[session].isSilenced || !sessions[session].duckers.isEmpty {

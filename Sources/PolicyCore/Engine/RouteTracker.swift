@@ -66,6 +66,7 @@ extension DecisionRun {
         routeLost = Array(repeating: nil, count: streams.count)
         routeLostNow = Array(repeating: false, count: streams.count)
         forgetRoute = Array(repeating: false, count: streams.count)
+        portPickedOn = Array(repeating: nil, count: streams.count)
         resumeRequested = Array(repeating: false, count: streams.count)
         rememberedStreams = Array(repeating: nil, count: streams.count)
 
@@ -75,6 +76,9 @@ extension DecisionRun {
             guard let session = streamSession[index], sessions[session].takesPart,
                   streams[index].direction == .playback, let remembered = memory.streams[id] else { continue }
             rememberedStreams[index] = remembered
+            if let output = streams[index].output, output == remembered.lastOutput {
+                portPickedOn[index] = remembered.portPickedOn
+            }
 
             if remembered.routeLost {
                 // Held until the user resumes it: its app believes it is still
@@ -92,6 +96,7 @@ extension DecisionRun {
             // route the user picks continues without a pause).
             if portsPickedByUser.contains(last) {
                 forgetRoute[index] = true
+                portPickedOn[index] = remembered.lastOutputName ?? memory.outputs[last] ?? "output \(last)"
                 continue
             }
             // A call goes on wherever the audio can go: nothing may keep a call
@@ -131,6 +136,7 @@ extension DecisionRun {
             return remembered
         }
         remembered.routeLost = false
+        remembered.portPickedOn = portPickedOn[index]
         if let output = streams[index].output {
             remembered.lastOutput = output
             remembered.lastOutputPrivate = privateOutputs.contains(output)
