@@ -233,6 +233,38 @@ extension TimingSensitiveSuites {
             #expect(scene.sinks(of: "music").isEmpty && scene.volume("music") == 0, "\(scene.describe(["music"]))")
         }
 
+        /// The agent reacts to the jack's availability itself, not only to the
+        /// route switch that follows: with WirePlumber's switch held back by
+        /// the card, the music is held while the card still has its unplugged
+        /// headphones port active.
+        @Test func aPulledJackHoldsTheMusicBeforeTheRouteSwitches() throws {
+            let scene = try AgentScene()
+            let card = try TestCard(sandbox: scene.sandbox, client: scene.client)
+            #expect(scene.client.wait { card.routes(in: $0) == [DeviceRouteTests.headphones(.yes)] },
+                    "routes \(card.routes(in: scene.client.graph))")
+            let music = try scene.play("music", target: card.sinkName)
+            defer { music.stop() }
+            #expect(scene.waitUntilAgentSees("music", runningOn: card.sinkName), "\(scene.describe(["music"]))")
+            #expect(card.send("hold-routes", pumping: scene.client))
+            #expect(card.send("unplug-headphones", pumping: scene.client))
+            let held = scene.client.wait { _ in scene.polledStatus("music")?.hold?.kind == "route-lost" }
+            #expect(held, "\(scene.describe(["music"]))\n\(scene.log.suffix(2000))")
+            // Still on the headphones port, which the card reports unplugged
+            // (once this test's own mirror has caught up with the agent's).
+            #expect(scene.client.wait { graph in
+                graph.devices[card.deviceID]?.ports.first { $0.name == "analog-output-headphones" }?.available == .no
+            }, "ports: \(scene.client.graph.devices[card.deviceID]?.ports ?? [])")
+            #expect(card.routes(in: scene.client.graph).map(\.name) == ["analog-output-headphones"],
+                    "the route switched before the check: \(card.routes(in: scene.client.graph))\n\(card.lines.suffix(6))")
+            #expect(scene.client.wait { _ in scene.sinks(of: "music").isEmpty && scene.volume("music") == 0 },
+                    "\(scene.describe(["music"]))")
+            // The switch WirePlumber asked for comes through: still held.
+            #expect(card.send("release-routes", pumping: scene.client))
+            card.waitUntilSettled(pumping: scene.client)
+            #expect(try scene.status("music").hold?.kind == "route-lost", "\(scene.describe(["music"]))")
+            #expect(scene.sinks(of: "music").isEmpty && scene.volume("music") == 0, "\(scene.describe(["music"]))")
+        }
+
         /// The user switches the card from its headphones port to the speakers
         /// while the headphones stay plugged: a route the user picks continues
         /// without a pause, and the agent says it was the user's choice, not

@@ -26,6 +26,8 @@
 //                       pavucontrol (a Route set with save=true)
 //   profile NAME        the active profile becomes NAME (off | analog | hdmi),
 //                       as a user picks it; the Route list changes with it
+//   hold-routes         Route sets from other clients wait (the last one is kept)
+//   release-routes      …until this applies the last one held
 //   sync TAG            prints "synced TAG" once the daemon processed everything before
 //   quit                (end of input also quits)
 //
@@ -108,6 +110,10 @@ struct card {
     uint32_t active_port[N_DEVICES];
     bool port_saved[N_PORTS];
     bool profile_saved;
+    /* hold-routes: Route sets from clients wait for release-routes, so a
+     * test sees the moment between a jack change and the route switch. */
+    bool holding_routes;
+    struct { bool pending; uint32_t port; bool save; } held_route;
 
     const char *name;
     struct pw_main_loop *loop;
@@ -421,6 +427,13 @@ static int card_set_param(void *object, uint32_t id, uint32_t flags, const struc
             return res;
         if (index < 0 || index >= N_PORTS || device < 0 || (uint32_t)device != ports[index].device)
             return -EINVAL;
+        if (card->holding_routes) {
+            card->held_route.pending = true;
+            card->held_route.port = (uint32_t)index;
+            card->held_route.save = save;
+            say("client set route %s on device %d%s: held", ports[index].name, device, save ? " (save)" : "");
+            return 0;
+        }
         say("client set route %s on device %d%s", ports[index].name, device, save ? " (save)" : "");
         set_route(card, (uint32_t)index, save);
         emit_info(card, false);
@@ -587,6 +600,19 @@ static void command(struct card *card, char *line) {
             emit_info(card, false);
         }
         print_availability(card, plugged ? "headphones plugged" : "headphones unplugged");
+    } else if (strcmp(verb, "hold-routes") == 0) {
+        card->holding_routes = true;
+        say("holding routes");
+    } else if (strcmp(verb, "release-routes") == 0) {
+        card->holding_routes = false;
+        if (card->held_route.pending) {
+            card->held_route.pending = false;
+            set_route(card, card->held_route.port, card->held_route.save);
+            emit_info(card, false);
+            say("released route %s", ports[card->held_route.port].name);
+        } else {
+            say("released routes (none held)");
+        }
     } else if (strcmp(verb, "route") == 0) {
         uint32_t port;
         if (argument != NULL && strcmp(argument, "speaker") == 0)
