@@ -36,6 +36,10 @@ final class AgentSession {
         reconcileTimer = connection.loop.makeTimer { [unowned self] in self.reconcile() }
         tickTimer = connection.loop.makeTimer { [unowned self] in self.reconcile() }
         try actions.exportMetadata(named: AgentProtocol.metadataName)
+        // Debug only: the integration tests read this line to check that
+        // links removed by others do not leave proxies behind (docs/TESTING.md,
+        // "What the agent logs for tests").
+        actions.onCreatedLinksChange = { [unowned self] count in self.log.debug("link proxies held: \(count)") }
         mirror.onInitialSync = { [unowned self] in
             self.isReady = true
             self.publishInitialRequests()

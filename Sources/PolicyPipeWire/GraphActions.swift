@@ -24,11 +24,25 @@ public final class GraphActions {
     public let mirror: GraphMirror
     private var connection: Connection { mirror.connection }
     /// Links we created: a link-factory link lives as long as its proxy.
-    private var createdLinks: [CreatedLink] = []
+    /// A link someone else removes (WirePlumber, a stream closing) leaves its
+    /// proxy behind until we destroy it, so each one is dropped when the
+    /// daemon says the link is gone (docs/POLICY.md, "Links the agent
+    /// creates"): this holds only links that still exist.
+    private var createdLinks: [CreatedLink] = [] {
+        didSet { if createdLinks.count != oldValue.count { onCreatedLinksChange?(createdLinks.count) } }
+    }
     private var exportedMetadata: [String: ExportedMetadata] = [:]
+
+    /// How many link proxies we hold: the links we created that still exist
+    /// (or are still being created).
+    public var createdLinkCount: Int { createdLinks.count }
+    /// Called with `createdLinkCount` whenever it changes (the agent logs it
+    /// at debug level; the integration tests read that line).
+    public var onCreatedLinksChange: ((Int) -> Void)?
 
     public init(mirror: GraphMirror) {
         self.mirror = mirror
+        mirror.onLinkRemoved = { [unowned self] id in self.linkRemoved(id) }
     }
 
     deinit {
@@ -60,8 +74,17 @@ public final class GraphActions {
                 cpw_core_create_object(connection.core, "link-factory", InterfaceType.link, InterfaceType.version, props)
             }
             guard let raw else { throw .failed("creating a link from node \(output) to \(input)", code: -EIO) }
-            createdLinks.append(CreatedLink(proxy: OpaquePointer(raw), output: output, input: input))
+            let created = CreatedLink(proxy: OpaquePointer(raw), output: output, input: input)
+            created.onGone = { [unowned self] gone in self.createdLinks.removeAll { $0 === gone } }
+            createdLinks.append(created)
         }
+    }
+
+    /// The registry removed link global `id`: if it is one of ours, its
+    /// proxy goes too. (The proxy's own `removed` event normally comes
+    /// first; this covers a proxy whose removal we did not hear of.)
+    private func linkRemoved(_ id: UInt32) {
+        createdLinks.removeAll { $0.boundID == id }
     }
 
     /// Destroys the links this client created from `output` (to any node).
@@ -171,16 +194,52 @@ private final class ExportedMetadata {
     }
 }
 
-/// A link-factory link owned by us: destroying the proxy destroys the link.
+/// A link-factory link owned by us: destroying the proxy destroys the link
+/// (unless it lingers). The proxy's events tell when the link is gone
+/// without us: `removed` when the daemon destroyed it (someone removed the
+/// link, or its node went), `destroy` when libpipewire freed the proxy itself
+/// (the core disconnected). Either calls `onGone`, which drops this object.
 private final class CreatedLink {
     let proxy: OpaquePointer
     let output: UInt32
     let input: UInt32
+    /// Set once libpipewire has freed the proxy: it must not be destroyed again.
+    private var isFreed = false
+    private let hook = Hook()
+    private var events: EventsTable<pw_proxy_events>?
+    var onGone: ((CreatedLink) -> Void)?
+
     init(proxy: OpaquePointer, output: UInt32, input: UInt32) {
         self.proxy = proxy; self.output = output; self.input = input
+        var table = pw_proxy_events()
+        table.version = UInt32(PW_VERSION_PROXY_EVENTS)
+        table.removed = { data in
+            guard let data else { return }
+            let me = Unmanaged<CreatedLink>.fromOpaque(data).takeUnretainedValue()
+            // The link is gone already: only our proxy is left to free
+            // (pw_proxy_destroy in deinit, as proxy.h says for `removed`),
+            // never pw_registry_destroy.
+            me.onGone?(me)
+        }
+        table.destroy = { data in
+            guard let data else { return }
+            let me = Unmanaged<CreatedLink>.fromOpaque(data).takeUnretainedValue()
+            me.hook.remove()
+            me.isFreed = true
+            me.onGone?(me)
+        }
+        let tableRef = EventsTable(table)
+        events = tableRef
+        pw_proxy_add_listener(proxy, hook.pointer, tableRef.pointer, Unmanaged.passUnretained(self).toOpaque())
+        hook.attached()
     }
-    var boundID: UInt32 { pw_proxy_get_bound_id(proxy) }
-    deinit { pw_proxy_destroy(proxy) }
+
+    var boundID: UInt32 { isFreed ? UInt32.max : pw_proxy_get_bound_id(proxy) }
+
+    deinit {
+        hook.remove()
+        if !isFreed { pw_proxy_destroy(proxy) }
+    }
 }
 
 /// Which output port goes to which input port, the way WirePlumber pairs them:

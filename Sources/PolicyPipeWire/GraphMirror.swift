@@ -18,6 +18,9 @@ public final class GraphMirror {
     /// concerns: for clients that follow single objects (the benchmark's
     /// observer timestamps them) without comparing whole graphs.
     public var onObjectChange: ((ObjectChange) -> Void)?
+    /// Called when a link global goes, before `onObjectChange`: the actions
+    /// drop their proxy of a link they created.
+    var onLinkRemoved: ((UInt32) -> Void)?
 
     /// Which object changed, and how.
     public enum ObjectChange: Sendable, Equatable {
@@ -161,7 +164,7 @@ public final class GraphMirror {
         var removed = false
         if graph.nodes.removeValue(forKey: id) != nil { nodeObservers[id] = nil; removed = true }
         if graph.ports.removeValue(forKey: id) != nil { removed = true }
-        if graph.links.removeValue(forKey: id) != nil { linkObservers[id] = nil; removed = true }
+        if graph.links.removeValue(forKey: id) != nil { linkObservers[id] = nil; onLinkRemoved?(id); removed = true }
         if graph.clients.removeValue(forKey: id) != nil { clientObservers[id] = nil; removed = true }
         if graph.devices.removeValue(forKey: id) != nil { deviceObservers[id] = nil; removed = true }
         if graph.metadata.removeValue(forKey: id) != nil { metadataObservers[id] = nil; removed = true }

@@ -124,6 +124,51 @@ extension TimingSensitiveSuites {
             #expect(try scene.status("music").hold == nil && scene.status("music").gain == 1)
         }
 
+        /// Issue 13: a link the agent creates (relinking a released stream)
+        /// and someone else removes — here the stream closing — must not leave
+        /// the agent's proxy behind. Each cycle: music plays, a game holds it,
+        /// the game ends and the agent links the music back, the music closes.
+        /// The agent logs how many link proxies it holds ("link proxies held:
+        /// N", debug); after every cycle that count must come back to what it
+        /// was after the first, where before it grew by the music's links each
+        /// cycle (up to the ids the daemon reuses).
+        @Test func linksRemovedByOthersLeaveNoProxyBehind() throws {
+            let scene = try AgentScene()
+            func held() -> [Int] {
+                scene.log.split(separator: "\n").compactMap { line in
+                    line.range(of: "link proxies held: ").flatMap { Int(line[$0.upperBound...]) }
+                }
+            }
+            let cycles = 5
+            var afterCycle: [Int] = []
+            for cycle in 1...cycles {
+                let name = "music\(cycle)"
+                let music = try scene.play(name)
+                defer { music.stop() }
+                #expect(scene.waitForSinks(name, ["speakers"]), "\(scene.describe([name]))")
+                let game = try scene.play("game\(cycle)", role: "Game")
+                #expect(scene.client.wait { _ in scene.sinks(of: name).isEmpty && scene.volume(name) == 0 },
+                        "\(name) should be held: \(scene.describe([name]))")
+                game.stop()
+                // Released: the agent links it back (its links, its proxies).
+                #expect(scene.waitForSinks(name, ["speakers"]) && scene.waitForVolume(name, 1), "\(scene.describe([name]))")
+                #expect(scene.client.wait { _ in (held().last ?? 0) > 0 }, "the agent relinked \(name) without a link proxy: \(held())")
+                let id = scene.stream(name)?.id
+                music.stop()
+                #expect(scene.client.wait { graph in id.map { graph.nodes[$0] == nil } ?? false }, "\(name) did not go")
+                // The links went with the stream; give the agent the removal.
+                let limit = afterCycle.first ?? 0
+                scene.client.wait(timeout: 3) { _ in (held().last ?? 0) <= limit }
+                afterCycle.append(held().last ?? -1)
+            }
+            let counts = held()
+            print("linksRemovedByOthersLeaveNoProxyBehind: link proxies after each cycle \(afterCycle); peak \(counts.max() ?? -1)")
+            #expect((counts.max() ?? 0) > 0, "the agent never held a link proxy: nothing was measured")
+            #expect(afterCycle.allSatisfy { $0 >= 0 && $0 <= afterCycle[0] },
+                    "link proxies grew: \(afterCycle)\n\(scene.log.split(separator: "\n").filter { $0.contains("link") }.suffix(40).joined(separator: "\n"))")
+            #expect(scene.agent?.isRunning == true, "the agent died:\n\(scene.log.suffix(3000))")
+        }
+
         /// A client PipeWire restricts (as it does Flatpak apps) reads the agent's
         /// state but cannot write requests: not for others' streams, not silent
         /// mode, not app overrides. PipeWire refuses; the agent never sees them.

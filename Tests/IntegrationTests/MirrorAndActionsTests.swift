@@ -94,6 +94,10 @@ extension TimingSensitiveSuites {
             // are ours, and the daemon talks to us about them.
             let rms = try recordWhilePumping(client: client, sink: "headphones", seconds: 1.0)
             #expect(rms > 0.1, "RMS at the headphones monitor was \(rms)")
+            // Our two links die with the stream: their proxies go too (issue 13).
+            #expect(client.actions.createdLinkCount == 2)
+            player.stop()
+            #expect(client.wait { _ in client.actions.createdLinkCount == 0 }, "\(client.actions.createdLinkCount) link proxies left")
         }
 
         @Test func metadataWrittenWithPwMetadataIsMirrored() throws {
