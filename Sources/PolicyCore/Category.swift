@@ -1,4 +1,4 @@
-/// What a stream's sound means to the user (design.md §2, after the iOS audio
+/// What a stream's sound means to the user (docs/POLICY.md, "Categories", after the iOS audio
 /// session categories).
 public enum Category: String, CaseIterable, Sendable, Codable, Hashable, Comparable {
     case ambient

@@ -1,4 +1,4 @@
-/// Which step of the classification precedence (design.md §3) decided.
+/// Which step of the classification precedence (docs/CLASSIFICATION.md, "Precedence") decided.
 public enum ClassificationSource: String, Sendable, Codable, Hashable {
     /// `pw-policy set …`: a runtime override by the user.
     case override

@@ -32,7 +32,7 @@ public struct Settings: Sendable, Equatable {
     /// What an unclassified stream gets.
     public var defaultCategory: Category
     public var defaultOptions: Set<PolicyOption>
-    /// Whether built-in inference (design.md §3 step 4) runs at all.
+    /// Whether built-in inference (docs/CLASSIFICATION.md, step 4) runs at all.
     public var inference: Bool
 
     public init(duckLevel: Double, fadeDownMs: Int, fadeUpMs: Int, debounceMs: Int,

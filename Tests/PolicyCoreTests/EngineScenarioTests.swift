@@ -1,7 +1,7 @@
 import Testing
 import PolicyCore
 
-// Scenarios from design.md §2 as tables: each step is the observed state at a
+// Scenarios from docs/POLICY.md's rules as tables: each step is the observed state at a
 // time; the engine's decision is checked against the expected gains, holds and
 // events, and its memory is fed into the next step.
 

@@ -1,4 +1,4 @@
-/// Gives every stream its category with the precedence of design.md §3:
+/// Gives every stream its category with the precedence of docs/CLASSIFICATION.md:
 /// runtime override → the stream's own `policy.*` properties → config rules
 /// (first match) → built-in inference → the configured default.
 ///

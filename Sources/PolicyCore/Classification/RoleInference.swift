@@ -13,7 +13,7 @@ public struct InferredCategory: Sendable, Equatable {
     }
 }
 
-/// Built-in inference (design.md §3 step 4): what a stream most likely is when
+/// Built-in inference (docs/CLASSIFICATION.md, step 4): what a stream most likely is when
 /// neither the user, the app nor the config said. Steps, first that applies wins:
 ///
 /// 1. monitor, meter and plumbing streams → audio-processing (before the
@@ -106,7 +106,7 @@ public enum RoleInference {
     static func eventSound(_ props: StreamProperties, direction: StreamDirection) -> InferredCategory? {
         guard direction == .playback else { return nil }
         if let id = props["event.id"] {
-            // An alarm is asked for and must sound in silent mode (design.md §2).
+            // An alarm is asked for and must sound in silent mode (docs/POLICY.md, "Categories").
             if id.lowercased().contains("alarm") {
                 return InferredCategory(.playback, evidence: "event.id = \"\(id)\" (an alarm event sound)")
             }

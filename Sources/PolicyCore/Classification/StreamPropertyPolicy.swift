@@ -1,4 +1,4 @@
-/// What an app asked for on its own stream (design.md §3 step 2):
+/// What an app asked for on its own stream (docs/CLASSIFICATION.md, step 2):
 /// `policy.category`, `policy.options` and `policy.mode`, set e.g. with
 /// `PIPEWIRE_PROPS='{ policy.category=playback policy.options=[ duck-others ] }'`
 /// or `PULSE_PROP='policy.category=playback'`.

@@ -100,7 +100,7 @@ extension DecisionRun {
                 continue
             }
             // A call goes on wherever the audio can go: nothing may keep a call
-            // from being heard (design.md §2).
+            // from being heard (docs/POLICY.md, "Categories").
             if sessions[session].category == .playAndRecord || !wasPlaying(session) {
                 forgetRoute[index] = true
                 continue

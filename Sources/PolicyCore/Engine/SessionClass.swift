@@ -11,7 +11,7 @@ public struct SessionClass: Sendable, Hashable, CustomStringConvertible {
         self.category = category; self.options = options; self.mode = mode; self.mixable = mixable
     }
 
-    /// Derives `mixable` the way the engine does (design.md §2).
+    /// Derives `mixable` the way the engine does (docs/POLICY.md, "Categories").
     public init(category: Category, options: Set<PolicyOption> = [], mode: AudioMode = .default, config: PolicyConfig) {
         let mixable = config.traits(of: category).mixable
             || options.contains(.mixWithOthers) || options.contains(.duckOthers)
