@@ -23,12 +23,6 @@ int cpw_loop_update_timer(struct pw_loop *loop, struct spa_source *source, uint6
     return pw_loop_update_timer(loop, source, &value, NULL, false);
 }
 
-struct spa_source *cpw_loop_add_event(struct pw_loop *loop, spa_source_event_func_t func, void *data) {
-    return pw_loop_add_event(loop, func, data);
-}
-int cpw_loop_signal_event(struct pw_loop *loop, struct spa_source *source) {
-    return pw_loop_signal_event(loop, source);
-}
 struct spa_source *cpw_loop_add_signal(struct pw_loop *loop, int signal_number, spa_source_signal_func_t func, void *data) {
     return pw_loop_add_signal(loop, signal_number, func, data);
 }
@@ -69,9 +63,6 @@ int cpw_node_add_listener(struct pw_node *node, struct spa_hook *hook, const str
 int cpw_node_subscribe_params(struct pw_node *node, uint32_t *ids, uint32_t n_ids) {
     return pw_node_subscribe_params(node, ids, n_ids);
 }
-int cpw_node_set_param(struct pw_node *node, uint32_t id, uint32_t flags, const struct spa_pod *param) {
-    return pw_node_set_param(node, id, flags, param);
-}
 int cpw_device_add_listener(struct pw_device *device, struct spa_hook *hook, const struct pw_device_events *events, void *data) {
     return pw_device_add_listener(device, hook, events, data);
 }
@@ -87,7 +78,6 @@ int cpw_metadata_add_listener(struct pw_metadata *metadata, struct spa_hook *hoo
 int cpw_metadata_set_property(struct pw_metadata *metadata, uint32_t subject, const char *key, const char *type, const char *value) {
     return pw_metadata_set_property(metadata, subject, key, type, value);
 }
-int cpw_metadata_clear(struct pw_metadata *metadata) { return pw_metadata_clear(metadata); }
 
 struct pw_properties *cpw_properties_new_empty(void) { return pw_properties_new(NULL, NULL); }
 

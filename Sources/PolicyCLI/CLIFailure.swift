@@ -3,22 +3,8 @@ import PolicyCore
 /// A command failed in a way the user can act on: one line for stderr and the
 /// exit code it maps to (sysexits(3), as the pw-* tools use them).
 public struct CLIFailure: Error, Sendable, Equatable, CustomStringConvertible {
-    public enum Kind: Int32, Sendable, Equatable {
-        /// The stream, app or override named does not exist.
-        case notFound = 1
-        /// The command line is wrong (EX_USAGE).
-        case usage = 64
-        /// PipeWire or the agent cannot be reached (EX_UNAVAILABLE).
-        case unavailable = 69
-        /// A bug or an unexpected answer (EX_SOFTWARE).
-        case software = 70
-        /// PipeWire refused the request to this client (EX_NOPERM).
-        case noPermission = 77
-        /// The configuration is invalid (EX_CONFIG).
-        case config = 78
-
-        public var exitCode: Int32 { rawValue }
-    }
+    /// The exit status it maps to.
+    public typealias Kind = ExitStatus
 
     public var kind: Kind
     public var message: String

@@ -47,7 +47,7 @@ public enum AgentProtocol {
 public struct AgentStatus: Codable, Sendable, Equatable {
     public var pid: Int32
     public var version: String
-    /// Monotonic seconds since the agent started its current connection.
+    /// When the agent started, ISO 8601 in UTC (`2026-11-22T19:02:11Z`).
     public var startedAt: String
     /// Config files in force, in merge order.
     public var configFiles: [String]

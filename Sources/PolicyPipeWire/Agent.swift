@@ -79,7 +79,6 @@ final class AgentContext {
 /// SIGTERM/SIGINT restores everything it changed. Reconnects with backoff
 /// when the daemon restarts; reloads its config on SIGHUP and file changes.
 public final class Agent {
-    public enum ExitStatus: Int32 { case ok = 0, unavailable = 69, software = 70, config = 78 }
 
     private let loop = EventLoop()
     private let context: AgentContext

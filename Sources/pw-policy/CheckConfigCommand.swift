@@ -46,7 +46,7 @@ struct CheckConfigCommand: ParsableCommand {
         } catch {
             if json { print(ConfigReport.errorJSON(error), terminator: "") }
             FileHandle.standardError.write(Data((ConfigReport.errorText(error) + "\n").utf8))
-            throw ExitCodes.config
+            throw ExitCode(ExitStatus.config)
         }
         print(json ? ConfigReport.json(loaded) : ConfigReport.text(loaded), terminator: "")
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PolicyCLI
+import PolicyCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -26,11 +27,11 @@ func reportingFailures(_ body: () throws -> Void) throws {
         try body()
     } catch let failure as CLIFailure {
         printError(failure.message)
-        throw ExitCode(failure.kind.exitCode)
+        throw ExitCode(failure.kind)
     } catch let exit as ExitCode {
         throw exit
     } catch {
         printError("internal error: \(error)")
-        throw ExitCodes.software
+        throw ExitCode(ExitStatus.software)
     }
 }

@@ -1,14 +1,10 @@
 import ArgumentParser
 import Foundation
+import PolicyCore
 
-/// Exit codes, following sysexits(3) as users of the pw-* tools expect.
-enum ExitCodes {
-    static let notFound = ExitCode(1)
-    static let usage = ExitCode(64)
-    /// PipeWire or the agent is not reachable.
-    static let unavailable = ExitCode(69)
-    static let software = ExitCode(70)
-    static let config = ExitCode(78)
+extension ExitCode {
+    /// ArgumentParser's exit for one of pw-policy's exit statuses.
+    init(_ status: ExitStatus) { self.init(status.rawValue) }
 }
 
 /// Prints `pw-policy: message` to stderr.

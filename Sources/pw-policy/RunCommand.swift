@@ -35,7 +35,7 @@ struct RunCommand: ParsableCommand {
             config = try loader.load()
         } catch {
             log.error("refusing to start with a bad configuration:\n\(error)")
-            throw ExitCodes.config
+            throw ExitCode(ExitStatus.config)
         }
         let agent: Agent
         do {
@@ -44,9 +44,9 @@ struct RunCommand: ParsableCommand {
                               config: config, loader: loader, log: log)
         } catch {
             log.error("refusing to start: \(error)")
-            throw ExitCodes.config
+            throw ExitCode(ExitStatus.config)
         }
         let status = agent.run()
-        if status != .ok { throw ExitCode(status.rawValue) }
+        if status != .ok { throw ExitCode(status) }
     }
 }

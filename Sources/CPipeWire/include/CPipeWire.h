@@ -1,6 +1,6 @@
 // Functions wrapping the libpipewire/libspa interface *macros* that Swift
 // cannot import. Each wrapper is named after the macro it wraps with a `cpw_`
-// prefix (pw_node_set_param -> cpw_node_set_param), in the manner of SwiftNIO's
+// prefix (pw_node_subscribe_params -> cpw_node_subscribe_params), in the manner of SwiftNIO's
 // CNIOLinux, plus a few POD helpers where building or parsing a SPA POD needs
 // the builder/parser macros.
 #pragma once
@@ -17,8 +17,6 @@ int cpw_loop_iterate(struct pw_loop *loop, int timeout_ms);
 struct spa_source *cpw_loop_add_timer(struct pw_loop *loop, spa_source_timer_func_t func, void *data);
 /// Arms a one-shot timer `delay_ns` from now; 0 disarms it.
 int cpw_loop_update_timer(struct pw_loop *loop, struct spa_source *source, uint64_t delay_ns);
-struct spa_source *cpw_loop_add_event(struct pw_loop *loop, spa_source_event_func_t func, void *data);
-int cpw_loop_signal_event(struct pw_loop *loop, struct spa_source *source);
 struct spa_source *cpw_loop_add_signal(struct pw_loop *loop, int signal_number, spa_source_signal_func_t func, void *data);
 struct spa_source *cpw_loop_add_io(struct pw_loop *loop, int fd, uint32_t mask, bool close, spa_source_io_func_t func, void *data);
 void cpw_loop_destroy_source(struct pw_loop *loop, struct spa_source *source);
@@ -37,14 +35,12 @@ int cpw_client_add_listener(struct pw_client *client, struct spa_hook *hook, con
 int cpw_link_add_listener(struct pw_link *link, struct spa_hook *hook, const struct pw_link_events *events, void *data);
 int cpw_node_add_listener(struct pw_node *node, struct spa_hook *hook, const struct pw_node_events *events, void *data);
 int cpw_node_subscribe_params(struct pw_node *node, uint32_t *ids, uint32_t n_ids);
-int cpw_node_set_param(struct pw_node *node, uint32_t id, uint32_t flags, const struct spa_pod *param);
 int cpw_device_add_listener(struct pw_device *device, struct spa_hook *hook, const struct pw_device_events *events, void *data);
 int cpw_device_subscribe_params(struct pw_device *device, uint32_t *ids, uint32_t n_ids);
 /// Returns the seq the param events of this enumeration carry (an async result), or a negative errno.
 int cpw_device_enum_params(struct pw_device *device, int seq, uint32_t id, uint32_t index, uint32_t num, const struct spa_pod *filter);
 int cpw_metadata_add_listener(struct pw_metadata *metadata, struct spa_hook *hook, const struct pw_metadata_events *events, void *data);
 int cpw_metadata_set_property(struct pw_metadata *metadata, uint32_t subject, const char *key, const char *type, const char *value);
-int cpw_metadata_clear(struct pw_metadata *metadata);
 
 // MARK: - properties
 struct pw_properties *cpw_properties_new_empty(void);
