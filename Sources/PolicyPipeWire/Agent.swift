@@ -35,7 +35,7 @@ final class AgentContext {
         journalPath = AgentJournal.path(environment: options.environment)
         startedAt = ISO8601DateFormatter().string(from: Date())
         do {
-            journal = try AgentJournal.load(from: journalPath) ?? AgentJournal()
+            journal = try JournalFile.load(from: journalPath) ?? AgentJournal()
         } catch {
             log.warning("ignoring unreadable state file \(journalPath): \(error)")
             journal = AgentJournal()
@@ -63,7 +63,7 @@ final class AgentContext {
         defer { journal = updated }
         guard updated.differsDurably(from: journal) else { return }
         do {
-            try updated.save(to: journalPath, sync: updated.settingsDiffer(from: journal))
+            try JournalFile.save(updated, to: journalPath, sync: updated.settingsDiffer(from: journal))
         } catch {
             log.error("cannot write \(journalPath): \(error)")
         }

@@ -4,13 +4,6 @@ import PolicyCore
 
 @Suite struct AgentJournalTests {
     /// A fresh directory under the system's temporary directory, removed by the caller.
-    static func temporaryDirectory() throws -> String {
-        let path = FileManager.default.temporaryDirectory
-            .appendingPathComponent("pw-policy-journal-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
-    }
-
     static var sample: AgentJournal {
         var journal = AgentJournal()
         journal.silentMode = true
@@ -65,54 +58,20 @@ import PolicyCore
         #expect([streamsOnly, silent, overrides].map { $0.settingsDiffer(from: sample) } == [false, true, true])
     }
 
-    @Test func saveLoadRoundTrip() throws {
-        let directory = try Self.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let path = directory + "/nested/pw-policy/state.json"
-        try Self.sample.save(to: path)
-        let loaded = try AgentJournal.load(from: path)
-        #expect(loaded == Self.sample)
-        #expect(loaded != AgentJournal(), "the sample is not the empty journal")
-    }
-
-    @Test func savedFileIsValidJSONAndReplacedWhole() throws {
-        let directory = try Self.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let path = directory + "/state.json"
-        try Self.sample.save(to: path)
-        var smaller = AgentJournal()
-        smaller.silentMode = false
-        try smaller.save(to: path)
-        let data = try Data(contentsOf: URL(fileURLWithPath: path))
-        let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
-        #expect(object?["silentMode"] as? Bool == false)
-        #expect(try AgentJournal.load(from: path) == smaller)
-        // Written through a temporary file and renamed: nothing else is left behind.
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["state.json"])
-    }
-
-    @Test func missingFileLoadsNil() throws {
-        let directory = try Self.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        #expect(try AgentJournal.load(from: directory + "/absent.json") == nil)
+    /// The file I/O is the agent's (JournalFileTests); here what it writes
+    /// and reads.
+    @Test func encodedRoundTrip() throws {
+        let decoded = try AgentJournal.decoded(from: Self.sample.encoded())
+        #expect(decoded == Self.sample)
+        #expect(decoded != AgentJournal(), "the sample is not the empty journal")
+        let object = try JSONSerialization.jsonObject(with: Self.sample.encoded()) as? [String: Any]
+        #expect(object?["silentMode"] as? Bool == Self.sample.silentMode)
     }
 
     @Test(arguments: ["", "{", "not json at all", "[]", #"{"version":"one"}"#, "\u{0}\u{1}\u{2}",
                       #"{"version":1,"silentMode":"yes"}"#])
-    func corruptFileThrows(_ content: String) throws {
-        let directory = try Self.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let path = directory + "/state.json"
-        try Data(content.utf8).write(to: URL(fileURLWithPath: path))
-        #expect(throws: (any Error).self) { try AgentJournal.load(from: path) }
-    }
-
-    @Test func saveIntoAnUnwritablePlaceThrows() throws {
-        let directory = try Self.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        // A file where the directory should be.
-        try Data("x".utf8).write(to: URL(fileURLWithPath: directory + "/blocker"))
-        #expect(throws: (any Error).self) { try AgentJournal().save(to: directory + "/blocker/state.json") }
+    func corruptDataThrows(_ content: String) {
+        #expect(throws: (any Error).self) { try AgentJournal.decoded(from: Data(content.utf8)) }
     }
 
     @Test(arguments: [

@@ -1,7 +1,8 @@
 import Foundation
 
 /// What the agent must remember across restarts and crashes, written
-/// atomically under `$XDG_STATE_HOME/pw-policy/` whenever it changes:
+/// atomically under `$XDG_STATE_HOME/pw-policy/` whenever it changes (the
+/// file itself is the agent's: `JournalFile` in PolicyPipeWire):
 /// the user's settings (silent mode, persistent app overrides) and every
 /// change it made to a stream, so the next start can undo or re-apply them
 /// even after SIGKILL.
@@ -25,10 +26,15 @@ public struct AgentJournal: Codable, Sendable, Equatable {
         return base + "/pw-policy/state.json"
     }
 
-    public static func load(from path: String) throws -> AgentJournal? {
-        guard FileManager.default.fileExists(atPath: path) else { return nil }
-        let data = try Data(contentsOf: URL(fileURLWithPath: path))
-        return try JSONDecoder().decode(AgentJournal.self, from: data)
+    /// The journal as the agent writes it (sorted keys: a diff of two reads well).
+    public func encoded() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return try encoder.encode(self)
+    }
+
+    public static func decoded(from data: Data) throws -> AgentJournal {
+        try JSONDecoder().decode(AgentJournal.self, from: data)
     }
 
     /// Whether `other` differs in anything worth a write. The decision's time
@@ -53,31 +59,5 @@ public struct AgentJournal: Codable, Sendable, Equatable {
     /// overrides): those must outlive the machine, not only the agent.
     public func settingsDiffer(from other: AgentJournal) -> Bool {
         silentMode != other.silentMode || appOverrides != other.appOverrides
-    }
-
-    /// Writes to a temporary file and renames it over the old one, so a crash
-    /// leaves either the old or the new journal, never half of one. Synced to
-    /// disk only with `sync`: what the agent changed on streams guards against
-    /// the agent dying, not the machine (whose streams die with it), and a
-    /// sync costs milliseconds between a graph event and the reaction.
-    public func save(to path: String, sync: Bool = true) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let data = try encoder.encode(self)
-        let temporary = path + ".new"
-        var descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        if descriptor < 0, errno == ENOENT {
-            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
-                                                    withIntermediateDirectories: true)
-            descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        }
-        func failure(_ code: Int32) -> POSIXError { POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO) }
-        guard descriptor >= 0 else { throw failure(errno) }
-        var written = data.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        if sync, written == data.count, fsync(descriptor) != 0 { written = -1 }
-        let writeError = errno
-        close(descriptor)
-        guard written == data.count else { throw failure(writeError) }
-        guard rename(temporary, path) == 0 else { throw failure(errno) }
     }
 }

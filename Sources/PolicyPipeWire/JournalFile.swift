@@ -1,0 +1,37 @@
+import Foundation
+import PolicyCore
+
+/// The agent's journal on disk: read at start, replaced whole on every
+/// change. File I/O lives here, beside the other adapters, so that
+/// PolicyCore stays pure.
+public enum JournalFile {
+    /// Nil when there is no journal yet.
+    public static func load(from path: String) throws -> AgentJournal? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        return try AgentJournal.decoded(from: Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+
+    /// Writes to a temporary file and renames it over the old one, so a crash
+    /// leaves either the old or the new journal, never half of one. Synced to
+    /// disk only with `sync`: what the agent changed on streams guards against
+    /// the agent dying, not the machine (whose streams die with it), and a
+    /// sync costs milliseconds between a graph event and the reaction.
+    public static func save(_ journal: AgentJournal, to path: String, sync: Bool = true) throws {
+        let data = try journal.encoded()
+        let temporary = path + ".new"
+        var descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        if descriptor < 0, errno == ENOENT {
+            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
+                                                    withIntermediateDirectories: true)
+            descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        }
+        func failure(_ code: Int32) -> POSIXError { POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO) }
+        guard descriptor >= 0 else { throw failure(errno) }
+        var written = data.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        if sync, written == data.count, fsync(descriptor) != 0 { written = -1 }
+        let writeError = errno
+        close(descriptor)
+        guard written == data.count else { throw failure(writeError) }
+        guard rename(temporary, path) == 0 else { throw failure(errno) }
+    }
+}
