@@ -92,8 +92,8 @@ extension DecisionRun {
             }
             guard remembered.lastOutputPrivate, let last = remembered.lastOutput,
                   !privateOutputs.contains(last) else { continue }
-            // A port the user picked is where they want it to play (design: a
-            // route the user picks continues without a pause).
+            // A port the user picked is where they want it to play: a route
+            // the user picks continues without a pause (docs/POLICY.md).
             if portsPickedByUser.contains(last) {
                 forgetRoute[index] = true
                 portPickedOn[index] = remembered.lastOutputName ?? memory.outputs[last] ?? "output \(last)"
