@@ -18,12 +18,7 @@ public struct Graph: Sendable, Equatable {
     public struct Core: Sendable, Equatable {
         /// The daemon's version, as it reports it (`0.3.65`, `1.4.2`).
         public var version: String
-        /// The daemon's name (`pipewire-0`).
-        public var name: String
-        public var props: [String: String]
-        public init(version: String, name: String = "", props: [String: String] = [:]) {
-            self.version = version; self.name = name; self.props = props
-        }
+        public init(version: String) { self.version = version }
     }
 
     public struct Client: Sendable, Equatable {

@@ -134,11 +134,7 @@ final class DeviceObserver: BoundProxy {
             guard let self, let done = self.enumerations.removeValue(forKey: seq) else { return }
             // As a whole: a profile change takes the routes of devices it no
             // longer has with it.
-            if done.param == SPA_PARAM_Route.rawValue {
-                self.mirror.deviceRoutes(id: self.id, routes: done.routes)
-            } else {
-                self.mirror.devicePorts(id: self.id, ports: done.routes)
-            }
+            self.mirror.deviceRoutes(id: self.id, done.param == SPA_PARAM_Route.rawValue ? \.routes : \.ports, done.routes)
         }
     }
 }

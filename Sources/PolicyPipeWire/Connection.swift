@@ -135,10 +135,7 @@ public final class Connection {
 
     /// Both our cores are connected to the same daemon: either's info will do.
     private func coreInfoChanged(_ info: pw_core_info) {
-        let changedProps = (info.change_mask & UInt64(PW_CORE_CHANGE_MASK_PROPS)) != 0
-        let core = Graph.Core(version: info.version.map { String(cString: $0) } ?? "",
-                              name: info.name.map { String(cString: $0) } ?? "",
-                              props: changedProps ? copyDictionary(info.props) : coreInfo?.props ?? [:])
+        let core = Graph.Core(version: info.version.map { String(cString: $0) } ?? "")
         guard core != coreInfo else { return }
         coreInfo = core
         onCoreInfo?(core)

@@ -204,17 +204,11 @@ public final class GraphMirror {
         if store(&graph.devices[id], device) { changed(.info(id)) }
     }
 
-    /// Replaces the device's routes with the complete list of an enumeration.
-    func deviceRoutes(id: UInt32, routes: [Graph.Route]) {
+    /// Replaces the device's active routes (`\.routes`) or its ports
+    /// (`\.ports`) with the complete list of an enumeration.
+    func deviceRoutes(id: UInt32, _ list: WritableKeyPath<Graph.Device, [Graph.Route]>, _ routes: [Graph.Route]) {
         guard var device = graph.devices[id] else { return }
-        device.routes = routes.sorted { ($0.device, $0.index) < ($1.device, $1.index) }
-        if store(&graph.devices[id], device) { changed(.info(id)) }
-    }
-
-    /// Replaces the device's ports (EnumRoute) with a complete enumeration.
-    func devicePorts(id: UInt32, ports: [Graph.Route]) {
-        guard var device = graph.devices[id] else { return }
-        device.ports = ports.sorted { $0.index < $1.index }
+        device[keyPath: list] = routes.sorted { ($0.device, $0.index) < ($1.device, $1.index) }
         if store(&graph.devices[id], device) { changed(.info(id)) }
     }
 

@@ -184,9 +184,7 @@ extension TimingSensitiveSuites {
         /// cycle of it may reach the sink once its route is the speakers.
         @Test func jackPulledOnTheSameSinkHoldsMusicBeforeTheSpeakersPlayIt() throws {
             let scene = try AgentScene()
-            let card = try TestCard(sandbox: scene.sandbox, client: scene.client)
-            #expect(scene.client.wait { card.routes(in: $0) == [DeviceRouteTests.headphones(.yes)] },
-                    "routes \(card.routes(in: scene.client.graph))")
+            let card = try scene.cardOnItsHeadphones()
             let monitor = scene.sandbox.path("card-during-unplug.wav")
             let recorder = try scene.recordSink(card.sinkName, to: "card-during-unplug.wav")
             defer { recorder.stop(signal: SIGINT) }
@@ -229,8 +227,7 @@ extension TimingSensitiveSuites {
             #expect(scene.client.wait { card.routes(in: $0) == [DeviceRouteTests.headphones(.yes)] },
                     "routes \(card.routes(in: scene.client.graph))")
             card.waitUntilSettled(pumping: scene.client)
-            #expect(try scene.status("music").hold?.kind == "route-lost", "\(scene.describe(["music"]))")
-            #expect(scene.sinks(of: "music").isEmpty && scene.volume("music") == 0, "\(scene.describe(["music"]))")
+            try scene.expectHeldForRoute("music")
         }
 
         /// The agent reacts to the jack's availability itself, not only to the
@@ -239,9 +236,7 @@ extension TimingSensitiveSuites {
         /// headphones port active.
         @Test func aPulledJackHoldsTheMusicBeforeTheRouteSwitches() throws {
             let scene = try AgentScene()
-            let card = try TestCard(sandbox: scene.sandbox, client: scene.client)
-            #expect(scene.client.wait { card.routes(in: $0) == [DeviceRouteTests.headphones(.yes)] },
-                    "routes \(card.routes(in: scene.client.graph))")
+            let card = try scene.cardOnItsHeadphones()
             let music = try scene.play("music", target: card.sinkName)
             defer { music.stop() }
             #expect(scene.waitUntilAgentSees("music", runningOn: card.sinkName), "\(scene.describe(["music"]))")
@@ -261,8 +256,7 @@ extension TimingSensitiveSuites {
             // The switch WirePlumber asked for comes through: still held.
             #expect(card.send("release-routes", pumping: scene.client))
             card.waitUntilSettled(pumping: scene.client)
-            #expect(try scene.status("music").hold?.kind == "route-lost", "\(scene.describe(["music"]))")
-            #expect(scene.sinks(of: "music").isEmpty && scene.volume("music") == 0, "\(scene.describe(["music"]))")
+            try scene.expectHeldForRoute("music")
         }
 
         /// The user switches the card from its headphones port to the speakers
@@ -271,9 +265,7 @@ extension TimingSensitiveSuites {
         /// an unplug (docs/POLICY.md, route changes).
         @Test func aPortTheUserPicksKeepsTheMusicPlaying() throws {
             let scene = try AgentScene()
-            let card = try TestCard(sandbox: scene.sandbox, client: scene.client)
-            #expect(scene.client.wait { card.routes(in: $0) == [DeviceRouteTests.headphones(.yes)] },
-                    "routes \(card.routes(in: scene.client.graph))")
+            let card = try scene.cardOnItsHeadphones()
             let music = try scene.play("music", target: card.sinkName)
             defer { music.stop() }
             try scene.setUserVolume("music")

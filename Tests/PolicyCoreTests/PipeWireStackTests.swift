@@ -173,7 +173,7 @@ import Testing
     @Test(arguments: cases)
     func observed(_ example: Case) {
         var graph = Graph()
-        graph.core = example.core.map { Graph.Core(version: $0, name: "pipewire-0") }
+        graph.core = example.core.map { Graph.Core(version: $0) }
         for (id, props) in example.clients { graph.clients[id] = Graph.Client(id: id, props: props) }
         let stack = PipeWireStack.observed(in: graph) { example.linkedLibrary[$0] }
         #expect(stack == example.expected)

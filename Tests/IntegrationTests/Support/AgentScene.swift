@@ -139,6 +139,13 @@ final class AgentScene {
         client.wait(timeout: timeout) { _ in self.sinks(of: name) == sinks }
     }
 
+    /// The stream is held for its lost route (status), unlinked and at gain 0
+    /// (the graph).
+    func expectHeldForRoute(_ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        #expect(try status(name, sourceLocation: sourceLocation).hold?.kind == "route-lost", "\(describe([name]))", sourceLocation: sourceLocation)
+        #expect(sinks(of: name).isEmpty && volume(name) == 0, "\(describe([name]))", sourceLocation: sourceLocation)
+    }
+
     /// Waits until the agent itself has published the stream as running on
     /// `output`: an unplug is "while music plays" only once the agent saw it
     /// play there. Waiting for the links alone raced on a loaded machine —

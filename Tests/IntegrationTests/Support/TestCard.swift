@@ -1,5 +1,6 @@
 import Foundation
 import PolicyCore
+import Testing
 
 /// `pw-policy-test-card` on a sandbox: a laptop sound card with a headphones
 /// and a speaker route and its sink (docs/TESTING.md, "The test card").
@@ -118,5 +119,16 @@ enum TestCardError: Error, CustomStringConvertible {
         case .notReady(let output): "pw-policy-test-card did not get ready; it printed:\n\(output)"
         case .notMirrored: "the test card's device or sink never appeared in the mirror"
         }
+    }
+}
+
+extension AgentScene {
+    /// The test card on this scene's sandbox, once WirePlumber has picked
+    /// its headphones port (the best available one).
+    func cardOnItsHeadphones(sourceLocation: SourceLocation = #_sourceLocation) throws -> TestCard {
+        let card = try TestCard(sandbox: sandbox, client: client)
+        #expect(client.wait { card.routes(in: $0) == [DeviceRouteTests.headphones(.yes)] },
+                "routes \(card.routes(in: client.graph))", sourceLocation: sourceLocation)
+        return card
     }
 }
