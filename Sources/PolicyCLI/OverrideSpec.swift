@@ -58,22 +58,6 @@ public struct OverrideSpec: Sendable, Equatable {
     }
 }
 
-/// One change to the `pw-policy` metadata; a nil value removes the key.
-public struct MetadataWrite: Sendable, Equatable, CustomStringConvertible {
-    public var subject: UInt32
-    public var key: String
-    public var type: String?
-    public var value: String?
-
-    public init(subject: UInt32, key: String, type: String?, value: String?) {
-        self.subject = subject; self.key = key; self.type = type; self.value = value
-    }
-
-    public var description: String {
-        "\(subject) \(key) = \(value.map { "'\($0)'" } ?? "(removed)")"
-    }
-}
-
 /// The metadata writes of `set`, `unset`, `silent` and `resume`, as
 /// AgentProtocol documents them.
 public enum ControlWrites {

@@ -14,64 +14,27 @@ public struct AgentOptions: Sendable {
     }
 }
 
-/// What outlives a connection: config, engine, journal, event numbering.
+/// What outlives a connection: the options, the log, and the core with
+/// everything the agent remembers.
 final class AgentContext {
     let options: AgentOptions
     let log: Log
     let journalPath: String
-    let startedAt: String
-    private(set) var journal: AgentJournal
-    private(set) var config: LoadedConfig
-    /// The classifier of the config in force, with what it last decided.
-    var classifications: ClassificationCache
-    private(set) var engine: PolicyEngine
-    private(set) var planner: ReconcilePlanner
-    var configError: String?
-    private var eventSeq: UInt64 = 0
+    var core: AgentCore
 
     init(options: AgentOptions, config: LoadedConfig, log: Log) throws {
         self.options = options
         self.log = log
         journalPath = AgentJournal.path(environment: options.environment)
-        startedAt = ISO8601DateFormatter().string(from: Date())
+        var journal = AgentJournal()
         do {
             journal = try JournalFile.load(from: journalPath) ?? AgentJournal()
         } catch {
             log.warning("ignoring unreadable state file \(journalPath): \(error)")
-            journal = AgentJournal()
         }
-        self.config = config
-        classifications = ClassificationCache(classifier: try Classifier(config: config.config))
-        engine = PolicyEngine(config: config.config)
-        planner = Self.planner(for: config.config, dryRun: options.dryRun)
-    }
-
-    private static func planner(for config: PolicyConfig, dryRun: Bool) -> ReconcilePlanner {
-        // In a dry run nothing is ever confirmed; don't "resend" every second.
-        ReconcilePlanner(settings: config.settings, confirmTimeout: dryRun ? .infinity : 1.0)
-    }
-
-    func use(_ loaded: LoadedConfig) throws {
-        let classifier = try Classifier(config: loaded.config)
-        config = loaded
-        classifications = ClassificationCache(classifier: classifier)
-        engine = PolicyEngine(config: loaded.config)
-        planner = Self.planner(for: loaded.config, dryRun: options.dryRun)
-    }
-
-    func updateJournal(_ updated: AgentJournal) {
-        defer { journal = updated }
-        guard updated.differsDurably(from: journal) else { return }
-        do {
-            try JournalFile.save(updated, to: journalPath, sync: updated.settingsDiffer(from: journal))
-        } catch {
-            log.error("cannot write \(journalPath): \(error)")
-        }
-    }
-
-    func nextEventSeq() -> UInt64 {
-        eventSeq += 1
-        return eventSeq
+        let identity = AgentCore.Identity(pid: getpid(), version: options.version,
+                                          startedAt: ISO8601DateFormatter().string(from: Date()), dryRun: options.dryRun)
+        core = try AgentCore(identity: identity, config: config, journal: journal)
     }
 }
 
@@ -117,7 +80,7 @@ public final class Agent {
         watcher = ConfigWatcher(loop: loop, directories: loader.watchedDirectories) { [unowned self] in
             self.reloadConfig(.fileChanged)
         }
-        let files = context.config.files.isEmpty ? "built-in defaults" : context.config.files.joined(separator: ", ")
+        let files = context.core.config.files.isEmpty ? "built-in defaults" : context.core.config.files.joined(separator: ", ")
         log.notice("pw-policy \(context.options.version) running\(context.options.dryRun ? " (dry run: changing nothing)" : ""); config: \(files)")
         loop.run()
         tearDown()
@@ -176,33 +139,20 @@ public final class Agent {
         loop.stop()
     }
 
-    /// What made the agent reload: it says so in its log line and in the
-    /// event's `reason` (docs/CONFIG.md, "Checking and reloading"), so a
-    /// reload by SIGHUP can be told from one by the file watcher.
-    private enum ReloadTrigger: String {
-        case signal = "SIGHUP", fileChanged = "file-changed"
-        var logged: String { self == .signal ? "SIGHUP" : "file changed" }
-    }
-
-    private func reloadConfig(_ trigger: ReloadTrigger) {
-        do {
-            let loaded = try loader.load()
-            guard loaded.config != context.config.config || loaded.files != context.config.files else {
-                context.configError = nil
-                return
+    private func reloadConfig(_ trigger: AgentCore.ReloadTrigger) {
+        let loader = self.loader
+        let reload = { (core: inout AgentCore, graph: Graph) -> [AgentEffect] in
+            do {
+                return core.reload(try loader.load(), trigger: trigger, graph: graph)
+            } catch {
+                return core.reloadFailed("\(error)", trigger: trigger, graph: graph)
             }
-            try context.use(loaded)
-            context.configError = nil
-            let text = "config reloaded (\(trigger.logged)): \(loaded.files.joined(separator: ", "))"
-            log.notice(text)
-            session?.announce(EventRecord(seq: 0, type: "config-reloaded", text: text, reason: trigger.rawValue))
-        } catch {
-            context.configError = "\(error)"
-            log.error("config reload rejected (\(trigger.logged)); keeping the previous config:\n\(error)")
-            session?.announce(EventRecord(seq: 0, type: "config-rejected",
-                                          text: "config reload rejected (\(trigger.logged)); keeping the previous config",
-                                          reason: trigger.rawValue))
         }
-        session?.reconcile()
+        guard let session else {
+            // Between connections: the next one starts with it; say so now.
+            for case .log(let level, let text) in reload(&context.core, Graph()) { log.log(level, text) }
+            return
+        }
+        session.apply(reload)
     }
 }

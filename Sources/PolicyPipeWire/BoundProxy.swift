@@ -6,22 +6,37 @@ import PolicyCore
 /// so no callback can reach a freed object.
 class BoundProxy {
     let id: UInt32
+    /// The object's interface: a bound proxy, or an object of our own.
     let proxy: OpaquePointer
     let hook = Hook()
     unowned let mirror: GraphMirror
+    private let ownsProxy: Bool
 
     init?(mirror: GraphMirror, id: UInt32, type: String) {
         guard let raw = cpw_registry_bind(mirror.registry, id, type, InterfaceType.version) else { return nil }
         self.id = id
         self.proxy = OpaquePointer(raw)
         self.mirror = mirror
+        ownsProxy = true
+    }
+
+    /// A global that this process implements and exported: it is observed
+    /// and changed through its implementation's interface, the same calls
+    /// as on a proxy, because binding our own export would deadlock (the
+    /// daemon marks the binder busy until the exporter answers a ping, and
+    /// both are us).
+    init(mirror: GraphMirror, id: UInt32, exported implementation: OpaquePointer) {
+        self.id = id
+        self.proxy = implementation
+        self.mirror = mirror
+        ownsProxy = false
     }
 
     var opaqueSelf: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
 
     deinit {
         hook.remove()
-        pw_proxy_destroy(proxy)
+        if ownsProxy { pw_proxy_destroy(proxy) }
     }
 }
 
@@ -182,8 +197,14 @@ final class LinkObserver: BoundProxy {
 final class MetadataObserver: BoundProxy {
     private var events: EventsTable<pw_metadata_events>?
 
-    init?(mirror: GraphMirror, id: UInt32) {
-        super.init(mirror: mirror, id: id, type: InterfaceType.metadata)
+    /// `implementation`: a metadata we export ourselves (nil: bind the global).
+    init?(mirror: GraphMirror, id: UInt32, implementation: OpaquePointer?) {
+        if let implementation {
+            super.init(mirror: mirror, id: id, exported: implementation)
+        } else {
+            super.init(mirror: mirror, id: id, type: InterfaceType.metadata)
+        }
+        // A new listener is first told every entry the metadata holds.
         var table = pw_metadata_events()
         table.version = UInt32(PW_VERSION_METADATA_EVENTS)
         table.property = { data, subject, key, type, value in

@@ -10,11 +10,21 @@ import Glibc
 public final class EventLoop {
     let loop: OpaquePointer  // struct pw_loop *
     private var isStopped = false
+    /// The thread that runs the loop: the only one allowed to touch it.
+    private let thread = pthread_self()
 
     public init() {
         PipeWireLibrary.initialize()
         loop = OpaquePointer(pw_loop_new(nil))
         _ = cpw_loop_enter(pwLoop)
+    }
+
+    /// Stops the program when called off the loop's thread: the PipeWire
+    /// layer has no locks because everything runs there (SwiftNIO's
+    /// `preconditionInEventLoop`). Checked where effects are executed and
+    /// where the mirror takes events.
+    public func preconditionInEventLoop(file: StaticString = #fileID, line: UInt = #line) {
+        precondition(pthread_equal(thread, pthread_self()) != 0, "called off the PipeWire loop's thread", file: file, line: line)
     }
 
     var pwLoop: UnsafeMutablePointer<pw_loop> { UnsafeMutablePointer(loop) }

@@ -6,12 +6,14 @@ import Glibc
 
 public enum ActionError: Error, Equatable, CustomStringConvertible {
     case noSuchObject(UInt32)
+    case noSuchMetadata(String)
     case noPortsToLink(output: UInt32, input: UInt32)
     case failed(String, code: Int32)
 
     public var description: String {
         switch self {
         case .noSuchObject(let id): "no object with id \(id)"
+        case .noSuchMetadata(let name): "no metadata named '\(name)'"
         case .noPortsToLink(let output, let input): "no matching ports to link node \(output) to node \(input)"
         case .failed(let what, let code): "\(what) failed: \(String(cString: strerror(-code)))"
         }
@@ -111,16 +113,11 @@ public final class GraphActions {
         if result < 0 { throw .failed("destroying link \(link)", code: result) }
     }
 
-    /// Sets `key` of `subject` in metadata object `metadata`; nil value removes the key.
-    public func setMetadata(_ metadata: UInt32, subject: UInt32, key: String, type: String?, value: String?) throws(ActionError) {
-        let result: Int32
-        if let name = mirror.graph.metadata[metadata]?.name, let own = exportedMetadata[name] {
-            result = own.set(subject: subject, key: key, type: type, value: value)
-        } else if let observer = mirror.metadataObserver(metadata) {
-            result = observer.set(subject: subject, key: key, type: type, value: value)
-        } else {
-            throw .noSuchObject(metadata)
-        }
+    /// Sets `key` of `subject` in the metadata object named `name` (ours or
+    /// anyone's); a nil value removes the key.
+    public func setMetadata(named name: String, subject: UInt32, key: String, type: String?, value: String?) throws(ActionError) {
+        guard let observer = mirror.metadataObserver(named: name) else { throw .noSuchMetadata(name) }
+        let result = observer.set(subject: subject, key: key, type: type, value: value)
         if result < 0 { throw .failed("setting metadata \(key)", code: result) }
     }
 
@@ -130,27 +127,22 @@ public final class GraphActions {
     /// when the agent goes, so does the state it published.
     public func exportMetadata(named name: String) throws(ActionError) {
         guard exportedMetadata[name] == nil else { return }
-        // Binding our own export would deadlock: the daemon marks the binder
-        // busy until the exporter answers a ping, and both are us. The mirror
-        // follows it through the local implementation instead.
-        mirror.adoptOwnMetadata(named: name)
-        guard let exported = ExportedMetadata(connection: connection, name: name, mirror: mirror) else {
+        guard let exported = ExportedMetadata(connection: connection, name: name) else {
             throw .failed("exporting metadata '\(name)'", code: -EIO)
         }
         exportedMetadata[name] = exported
+        mirror.exported(metadata: exported.interface, named: name)
     }
 }
 
 /// A metadata implementation living in our context, exported to the daemon.
+/// The mirror observes it and the actions change it through `interface`,
+/// as they do any other metadata.
 private final class ExportedMetadata {
-    let name: String
     let implementation: OpaquePointer  // struct pw_impl_metadata *
     let proxy: OpaquePointer
-    unowned let mirror: GraphMirror
-    private let hook = Hook()
-    private var events: EventsTable<pw_impl_metadata_events>?
 
-    init?(connection: Connection, name: String, mirror: GraphMirror) {
+    init?(connection: Connection, name: String) {
         guard let implementation = pw_context_create_metadata(connection.context, name, nil, 0) else { return nil }
         guard let exportCore = try? connection.exportingCore() else {
             pw_impl_metadata_destroy(implementation)
@@ -164,31 +156,14 @@ private final class ExportedMetadata {
             pw_impl_metadata_destroy(implementation)
             return nil
         }
-        self.name = name
         self.implementation = implementation
         self.proxy = raw
-        self.mirror = mirror
-        var table = pw_impl_metadata_events()
-        table.version = UInt32(PW_VERSION_IMPL_METADATA_EVENTS)
-        table.property = { data, subject, key, type, value in
-            guard let data else { return 0 }
-            let me = Unmanaged<ExportedMetadata>.fromOpaque(data).takeUnretainedValue()
-            me.mirror.ownMetadataProperty(name: me.name, MetadataChange(subject: subject, key: key, type: type, value: value))
-            return 0
-        }
-        let tableRef = EventsTable(table)
-        events = tableRef
-        pw_impl_metadata_add_listener(implementation, hook.pointer, tableRef.pointer,
-                                      Unmanaged.passUnretained(self).toOpaque())
-        hook.attached()
     }
 
-    func set(subject: UInt32, key: String, type: String?, value: String?) -> Int32 {
-        pw_impl_metadata_set_property(implementation, subject, key, type, value)
-    }
+    /// Its `struct pw_metadata *`: what a bound proxy would be.
+    var interface: OpaquePointer { pw_impl_metadata_get_implementation(implementation) }
 
     deinit {
-        hook.remove()
         pw_proxy_destroy(proxy)
         pw_impl_metadata_destroy(implementation)
     }

@@ -45,8 +45,8 @@ public final class GraphMirror {
     private var clientObservers: [UInt32: ClientObserver] = [:]
     private var linkObservers: [UInt32: LinkObserver] = [:]
     private var metadataObservers: [UInt32: MetadataObserver] = [:]
-    /// Metadata we export ourselves, by name, with entries seen before its global.
-    private var ownMetadata: [String: [UInt32: [String: Graph.MetadataEntry]]] = [:]
+    /// The interfaces of the metadata we export ourselves, by name.
+    private var exportedMetadata: [String: OpaquePointer] = [:]
 
     public init(connection: Connection) {
         self.connection = connection
@@ -148,12 +148,8 @@ public final class GraphMirror {
             deviceObservers[id] = DeviceObserver(mirror: self, id: id)
         case InterfaceType.metadata:
             let name = props["metadata.name"] ?? ""
-            if let entries = ownMetadata[name] {
-                graph.metadata[id] = Graph.Metadata(id: id, name: name, entries: entries)
-            } else {
-                graph.metadata[id] = Graph.Metadata(id: id, name: name)
-                metadataObservers[id] = MetadataObserver(mirror: self, id: id)
-            }
+            graph.metadata[id] = Graph.Metadata(id: id, name: name)
+            metadataObservers[id] = MetadataObserver(mirror: self, id: id, implementation: exportedMetadata[name])
         default:
             return
         }
@@ -231,21 +227,13 @@ public final class GraphMirror {
         if Self.apply(change, to: &graph.metadata[id]!.entries) { changed(.metadata(id, subject: change.subject)) }
     }
 
-    /// Marks `name` as exported by us: its global is not bound, its entries
-    /// come from `ownMetadataProperty`.
-    func adoptOwnMetadata(named name: String) {
-        if ownMetadata[name] == nil { ownMetadata[name] = [:] }
-    }
-
-    func ownMetadataProperty(name: String, _ change: MetadataChange) {
-        Self.apply(change, to: &ownMetadata[name, default: [:]])
-        if let id = graph.metadata(named: name)?.id {
-            metadataProperty(id: id, change)
-        }
+    /// The global named `name` is one we export: it is observed through
+    /// this interface of our own (BoundProxy), like any other metadata.
+    func exported(metadata interface: OpaquePointer, named name: String) {
+        exportedMetadata[name] = interface
     }
 
     /// Applies `change`; true when the entries differ afterwards.
-    @discardableResult
     private static func apply(_ change: MetadataChange, to entries: inout [UInt32: [String: Graph.MetadataEntry]]) -> Bool {
         let subject = change.subject
         guard let key = change.key else {
@@ -277,5 +265,7 @@ public final class GraphMirror {
     // MARK: access for actions
 
     func nodeObserver(_ id: UInt32) -> NodeObserver? { nodeObservers[id] }
-    func metadataObserver(_ id: UInt32) -> MetadataObserver? { metadataObservers[id] }
+    func metadataObserver(named name: String) -> MetadataObserver? {
+        graph.metadata(named: name).flatMap { metadataObservers[$0.id] }
+    }
 }

@@ -1,23 +1,10 @@
 import Foundation
+import PolicyCore
 
 /// Logging to stderr with the sd-daemon priority prefixes (`<6>` …) that
 /// journald turns into levels when the agent runs as a systemd user unit.
 public final class Log: @unchecked Sendable {
-    public enum Level: Int, Comparable, Sendable, CaseIterable {
-        case error = 3, warning = 4, notice = 5, info = 6, debug = 7
-        public static func < (a: Level, b: Level) -> Bool { a.rawValue < b.rawValue }
-
-        public init?(name: String) {
-            switch name.lowercased() {
-            case "error", "3": self = .error
-            case "warning", "warn", "4": self = .warning
-            case "notice", "5": self = .notice
-            case "info", "6": self = .info
-            case "debug", "7": self = .debug
-            default: return nil
-            }
-        }
-    }
+    public typealias Level = LogLevel
 
     public var level: Level
     private let write: (String) -> Void

@@ -49,7 +49,7 @@ struct PipeWireSession {
     /// Writes requests into the agent's metadata and waits until the daemon
     /// has them, so they are not lost when the command exits.
     func write(_ writes: [MetadataWrite]) throws(CLIFailure) {
-        let metadata = try requireAgent()
+        _ = try requireAgent()
         let actions = GraphActions(mirror: mirror)
         // A restricted (sandboxed) client may read the metadata but not write
         // it: the daemon answers the write with EACCES.
@@ -58,7 +58,7 @@ struct PipeWireSession {
         defer { connection.onError = nil }
         for write in writes {
             do {
-                try actions.setMetadata(metadata, subject: write.subject, key: write.key, type: write.type, value: write.value)
+                try actions.setMetadata(named: write.metadata, subject: write.subject, key: write.key, type: write.type, value: write.value)
             } catch {
                 throw CLIFailure(.unavailable, "cannot write \(write.key) to the '\(AgentProtocol.metadataName)' metadata: \(error)")
             }

@@ -194,7 +194,7 @@ extension TimingSensitiveSuites {
                 (id, AgentProtocol.resumeKey, "1"),
             ]
             for (subject, key, value) in writes {
-                try sandboxed.actions.setMetadata(metadata.id, subject: subject, key: key, type: nil, value: value)
+                try sandboxed.actions.setMetadata(named: metadata.name, subject: subject, key: key, type: nil, value: value)
             }
             #expect(sandboxed.connection.roundTrip())
             #expect(refused == writes.count, "PipeWire accepted \(writes.count - refused) writes")

@@ -109,8 +109,7 @@ extension TimingSensitiveSuites {
             #expect(seen)
             #expect(client.graph.metadata(named: "pw-policy")?.entries[0]?["pw-policy.test"]?.type == "Spa:String:JSON")
             // And the other way: our write is visible to pw-metadata.
-            let id = try #require(client.graph.metadata(named: "pw-policy")?.id)
-            try client.actions.setMetadata(id, subject: 0, key: "pw-policy.from-agent", type: "Spa:String:JSON", value: "42")
+            try client.actions.setMetadata(named: "pw-policy", subject: 0, key: "pw-policy.from-agent", type: "Spa:String:JSON", value: "42")
             client.pump(0.2)
             let listed = try client.run(["pw-metadata", "-n", "pw-policy", "0", "pw-policy.from-agent"], in: sandbox)
             #expect(listed.stdout.contains("value:'42'"), "pw-metadata printed: \(listed.stdout)")

@@ -1,0 +1,298 @@
+/// The agent's control loop as a pure step: what was observed in, effects
+/// out (docs/ARCHITECTURE.md, "The control loop"). It holds everything the
+/// agent remembers — config, journal, event numbering, and what it last
+/// published on this connection — and does no I/O: the PipeWire adapter
+/// observes the graph, calls one of these methods, and executes the effects
+/// in order.
+public struct AgentCore: Sendable {
+    /// Who this agent is, as its status says.
+    public struct Identity: Sendable, Equatable {
+        public var pid: Int32
+        public var version: String
+        /// ISO 8601, UTC.
+        public var startedAt: String
+        /// Decide and publish, but change nothing outside the agent's own
+        /// metadata and journal.
+        public var dryRun: Bool
+        public init(pid: Int32, version: String, startedAt: String, dryRun: Bool) {
+            self.pid = pid; self.version = version; self.startedAt = startedAt; self.dryRun = dryRun
+        }
+    }
+
+    /// One look at the world: the mirrored graph, the stack beside it, the time.
+    public struct Observation: Sendable {
+        public var graph: Graph
+        /// Monotonic seconds.
+        public var now: Double
+        public var stack: PipeWireStack
+        public init(graph: Graph, now: Double, stack: PipeWireStack) {
+            self.graph = graph; self.now = now; self.stack = stack
+        }
+    }
+
+    public let identity: Identity
+    public private(set) var journal: AgentJournal
+    public private(set) var config: LoadedConfig
+    /// The last config reload's error while the previous config stays in force.
+    public private(set) var configError: String?
+    private var classifications: ClassificationCache
+    private var engine: PolicyEngine
+    private var planner: ReconcilePlanner
+    private var eventSeq: UInt64 = 0
+    /// What this connection has been told; reset by `connected`.
+    private var published = Publication()
+
+    public init(identity: Identity, config: LoadedConfig, journal: AgentJournal) throws {
+        self.identity = identity
+        self.journal = journal
+        self.config = config
+        classifications = ClassificationCache(classifier: try Classifier(config: config.config))
+        engine = PolicyEngine(config: config.config)
+        planner = Self.planner(for: config.config, dryRun: identity.dryRun)
+    }
+
+    private static func planner(for config: PolicyConfig, dryRun: Bool) -> ReconcilePlanner {
+        // In a dry run nothing is ever confirmed; don't "resend" every second.
+        ReconcilePlanner(settings: config.settings, confirmTimeout: dryRun ? .infinity : 1.0)
+    }
+
+    // MARK: - connection
+
+    /// A new connection's first complete graph: it has a fresh (empty) agent
+    /// metadata, so everything is published anew, starting with the
+    /// persisted user settings (the CLI reads them there, and they keep
+    /// applying because the agent reads its requests there too).
+    public mutating func connected(_ observation: Observation) -> [AgentEffect] {
+        published = Publication()
+        var effects: [AgentEffect] = []
+        guard observation.graph.metadata(named: AgentProtocol.metadataName) != nil else { return reconcile(observation) }
+        effects.append(own(subject: 0, AgentProtocol.silentModeKey, journal.silentMode ? "true" : "false"))
+        for (appKey, request) in journal.appOverrides.sorted(by: { $0.key < $1.key }) {
+            effects.append(own(subject: 0, AgentProtocol.appOverridePrefix + appKey, StatusPublisher.json(request)))
+        }
+        return effects + reconcile(observation)
+    }
+
+    // MARK: - the control loop
+
+    /// One turn of the loop, level-triggered: the effects that bring the
+    /// graph and the published status to what the policy wants now.
+    public mutating func reconcile(_ observation: Observation) -> [AgentEffect] {
+        let graph = observation.graph, now = observation.now
+        var effects: [AgentEffect] = []
+        var journal = self.journal
+        ReconcilePlanner.confirm(&journal.applied, graph: graph)
+
+        let controls = ControlRequests.parse(graph.metadata(named: AgentProtocol.metadataName),
+                                             previousNodeOverrides: published.nodeOverrides)
+        published.nodeOverrides = controls.nodeOverrides
+        effects += published.newWarnings(controls.warnings).map { .log(.warning, $0) }
+        if let silent = controls.silentMode, silent != journal.silentMode {
+            journal.silentMode = silent
+            effects += emit(EventRecord(seq: 0, type: "silent-mode", text: "silent mode \(silent ? "on" : "off")"), graph: graph)
+        }
+        journal.appOverrides = controls.appOverrides.filter(\.value.persist)
+        if let change = published.stackChange(StackStatus(observation.stack)) { effects.append(.log(.notice, change)) }
+
+        let classified = classifications.classifyAll(graph: graph, overrides: controls.overrideTable)
+        effects += reportReclassified(classified, graph: graph)
+        let input = EngineInputBuilder.build(graph: graph, classified: classified, now: now,
+                                             silentMode: journal.silentMode, resumeRequests: controls.resumeRequests)
+        let decision = engine.decide(input, memory: journal.memory)
+        journal.memory = decision.memory
+        let plan = planner.plan(graph: graph, decisions: decision.streams, classified: classified,
+                                applied: journal.applied, now: now)
+        journal.applied = plan.applied
+        // Journal first: if we die between here and the daemon, the next start
+        // still knows what we changed.
+        effects += save(journal)
+        effects += act(plan.actions, graph: graph)
+        for event in decision.events {
+            effects += emit(StatusPublisher.record(event, seq: 0, memory: decision.memory), graph: graph)
+        }
+        // Publish before acknowledging a resume: whoever waits for the key to
+        // go must find the new status already there.
+        effects += publish(graph: graph, classified: classified, decision: decision, controls: controls)
+        if graph.metadata(named: AgentProtocol.metadataName) != nil {
+            for stream in controls.resumeRequests.sorted() {
+                effects.append(own(subject: stream, AgentProtocol.resumeKey, nil))
+            }
+        }
+        effects += clearEntriesOfVanishedNodes(graph)
+        effects.append(.wakeUp(at: [plan.nextTick, decision.nextWakeup].compactMap { $0 }.min()))
+        return effects
+    }
+
+    // MARK: - config
+
+    /// What made the agent reload: said in its log line and in the event's
+    /// `reason` (docs/CONFIG.md, "Checking and reloading").
+    public enum ReloadTrigger: String, Sendable {
+        case signal = "SIGHUP", fileChanged = "file-changed"
+        var logged: String { self == .signal ? "SIGHUP" : "file changed" }
+    }
+
+    /// A config read after a SIGHUP or a file change: in force from the next
+    /// reconcile, unless it is the one in force or the classifier refuses it.
+    public mutating func reload(_ loaded: LoadedConfig, trigger: ReloadTrigger, graph: Graph) -> [AgentEffect] {
+        guard loaded.config != config.config || loaded.files != config.files else {
+            configError = nil
+            return []
+        }
+        let classifier: Classifier
+        do {
+            classifier = try Classifier(config: loaded.config)
+        } catch {
+            return reloadFailed("\(error)", trigger: trigger, graph: graph)
+        }
+        config = loaded
+        configError = nil
+        classifications = ClassificationCache(classifier: classifier)
+        engine = PolicyEngine(config: loaded.config)
+        planner = Self.planner(for: loaded.config, dryRun: identity.dryRun)
+        let text = "config reloaded (\(trigger.logged)): \(loaded.files.joined(separator: ", "))"
+        return emit(EventRecord(seq: 0, type: "config-reloaded", text: text, reason: trigger.rawValue),
+                    graph: graph, level: .notice)
+    }
+
+    /// A reload that could not be read or validated: the previous config stays.
+    public mutating func reloadFailed(_ error: String, trigger: ReloadTrigger, graph: Graph) -> [AgentEffect] {
+        configError = error
+        let text = "config reload rejected (\(trigger.logged)); keeping the previous config"
+        return [.log(.error, "\(text):\n\(error)")]
+            + emit(EventRecord(seq: 0, type: "config-rejected", text: text, reason: trigger.rawValue),
+                   graph: graph, level: nil)
+    }
+
+    // MARK: - shutdown
+
+    /// Undoes everything the agent changed — gains back to 1.0, held streams
+    /// relinked, its `target.object` requests removed — waits until the
+    /// daemon has it, and only then forgets it in the journal (dying halfway
+    /// leaves the journal to finish the job at the next start).
+    public mutating func restoreAll(_ observation: Observation) -> [AgentEffect] {
+        let graph = observation.graph
+        var effects = act(planner.restoreAll(graph: graph, applied: journal.applied, now: observation.now), graph: graph)
+        for (id, applied) in journal.applied.sorted(by: { $0.key < $1.key }) where applied.routedTo != nil {
+            let write = MetadataWrite(metadata: "default", subject: id, key: "target.object", type: nil, value: nil)
+            effects.append(identity.dryRun ? .log(.info, "dry-run: would remove the target.object of \(id)") : .setMetadata(write))
+        }
+        let restored = effects.count
+        effects.append(.flush)
+        var journal = self.journal
+        journal.applied = [:]
+        journal.memory = .empty  // nothing is held or ducked any more
+        effects += save(journal)
+        effects.append(.wakeUp(at: nil))
+        effects.append(.log(.notice, "restored \(restored) changes; every stream is as it would be without pw-policy"))
+        return effects
+    }
+
+    // MARK: - effects
+
+    private mutating func save(_ updated: AgentJournal) -> [AgentEffect] {
+        defer { journal = updated }
+        guard updated.differsDurably(from: journal) else { return [] }
+        return [.saveJournal(updated, sync: updated.settingsDiffer(from: journal))]
+    }
+
+    /// Graph actions, or in a dry run what they would have been.
+    private func act(_ actions: [AgentAction], graph: Graph) -> [AgentEffect] {
+        actions.flatMap { action -> [AgentEffect] in
+            let text = ActionDescription.describe(action, in: graph)
+            return identity.dryRun ? [.log(.info, "dry-run: would \(text)")] : [.log(.debug, text), .graph(action)]
+        }
+    }
+
+    /// A key of the agent's own metadata.
+    private func own(subject: UInt32, _ key: String, _ value: String?) -> AgentEffect {
+        .setMetadata(MetadataWrite(metadata: AgentProtocol.metadataName, subject: subject, key: key,
+                                   type: value == nil ? nil : AgentProtocol.jsonType, value: value))
+    }
+
+    /// Numbers an event, logs it at `level` (nil: logged already), and
+    /// publishes it for `pw-policy monitor`.
+    private mutating func emit(_ record: EventRecord, graph: Graph, level: LogLevel? = .info) -> [AgentEffect] {
+        var record = record
+        eventSeq += 1
+        record.seq = eventSeq
+        var effects: [AgentEffect] = level.map { [.log($0, record.text)] } ?? []
+        if graph.metadata(named: AgentProtocol.metadataName) != nil {
+            effects.append(own(subject: 0, AgentProtocol.eventKey, StatusPublisher.json(record)))
+        }
+        return effects
+    }
+
+    /// Reports streams when first seen and whenever their classification
+    /// changes (the registry's first props lack what info brings later, such
+    /// as policy.* properties, so a stream may be reclassified at once).
+    private mutating func reportReclassified(_ classified: [UInt32: ClassifiedStream], graph: Graph) -> [AgentEffect] {
+        var effects: [AgentEffect] = []
+        var current: [UInt32: String] = [:]
+        for (id, stream) in classified.sorted(by: { $0.key < $1.key }) {
+            let classification = stream.classification
+            let options = classification.options.sorted().map(\.rawValue)
+            let signature = "\(graph.nodes[id]?.serial ?? 0) \(classification.category) \(options) \(classification.mode) \(classification.exempt)"
+            current[id] = signature
+            guard published.streamSignatures[id] != signature else { continue }
+            let shownOptions = options.isEmpty ? "" : " [" + options.joined(separator: ", ") + "]"
+            effects += emit(EventRecord(seq: 0, type: "stream-classified",
+                                        text: "stream \(id) \"\(stream.appName)\": \(classification.category.rawValue)\(shownOptions) — \(classification.reason)",
+                                        session: stream.session.rawValue, stream: id, reason: classification.source.rawValue),
+                            graph: graph)
+            effects += classification.warnings.map { .log(.warning, "stream \(id) \"\(stream.appName)\": \($0)") }
+        }
+        published.streamSignatures = current
+        return effects
+    }
+
+    private mutating func publish(graph: Graph, classified: [UInt32: ClassifiedStream], decision: PolicyDecision,
+                                  controls: ControlRequests) -> [AgentEffect] {
+        guard graph.metadata(named: AgentProtocol.metadataName) != nil else { return [] }
+        var effects: [AgentEffect] = []
+        var current: [UInt32: StreamStatus] = [:]
+        let sinks = EngineInputBuilder.linkedSinks(in: graph)
+        for (id, stream) in classified {
+            guard let node = graph.nodes[id] else { continue }
+            current[id] = StatusPublisher.streamStatus(node: node, classified: stream, decision: decision.streams[id],
+                                                       graph: graph, linkedSinks: sinks, memory: decision.memory,
+                                                       extraWarnings: controls.streamWarnings[id] ?? [])
+        }
+        for (id, status) in current.sorted(by: { $0.key < $1.key }) where published.streams[id] != status {
+            effects.append(own(subject: id, AgentProtocol.streamKey, StatusPublisher.json(status)))
+        }
+        for id in published.streams.keys.sorted() where current[id] == nil {
+            effects.append(own(subject: id, AgentProtocol.streamKey, nil))
+        }
+        published.streams = current
+
+        let agent = AgentStatus(pid: identity.pid, version: identity.version, startedAt: identity.startedAt,
+                                configFiles: config.files, configError: configError, dryRun: identity.dryRun,
+                                silentMode: journal.silentMode, stack: published.stack)
+        for (key, value) in [(AgentProtocol.agentKey, StatusPublisher.json(agent)),
+                             (AgentProtocol.outputsKey, StatusPublisher.json(StatusPublisher.outputs(graph: graph)))]
+            where published.global[key] != value {
+            published.global[key] = value
+            effects.append(own(subject: 0, key, value))
+        }
+        // Echo the effective silent mode, e.g. after a bad value was written.
+        if controls.silentMode != journal.silentMode {
+            effects.append(own(subject: 0, AgentProtocol.silentModeKey, journal.silentMode ? "true" : "false"))
+        }
+        return effects
+    }
+
+    /// Requests left for nodes that are gone would otherwise apply to the
+    /// next node that gets the same id.
+    private func clearEntriesOfVanishedNodes(_ graph: Graph) -> [AgentEffect] {
+        guard let metadata = graph.metadata(named: AgentProtocol.metadataName) else { return [] }
+        var effects: [AgentEffect] = []
+        for (subject, entries) in metadata.entries.sorted(by: { $0.key < $1.key })
+            where subject != 0 && graph.nodes[subject] == nil {
+            for key in entries.keys.sorted() where key != AgentProtocol.streamKey {
+                effects.append(own(subject: subject, key, nil))
+            }
+        }
+        return effects
+    }
+}

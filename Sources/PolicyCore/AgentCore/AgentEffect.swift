@@ -1,0 +1,57 @@
+/// What the agent's control loop asks its adapters to do, as data: the
+/// output of `AgentCore`, executed in order by the PipeWire adapter. The
+/// order is part of the contract (docs/ARCHITECTURE.md, "The control loop"):
+/// the journal is saved before the graph actions it records, a stream's
+/// status is published before its resume request is acknowledged.
+public enum AgentEffect: Sendable, Equatable {
+    /// Replace the journal on disk; `sync` also flushes it to the disk (the
+    /// user's settings, which must outlive the machine, not only the agent).
+    case saveJournal(AgentJournal, sync: Bool)
+    /// Change the graph: a gain, a link, a `target.object` request.
+    case graph(AgentAction)
+    /// Set (or, with a nil value, remove) a key of a metadata object.
+    case setMetadata(MetadataWrite)
+    case log(LogLevel, String)
+    /// Run the control loop again at this monotonic time (a fade step, a
+    /// debounce, a confirmation check); nil: nothing is due.
+    case wakeUp(at: Double?)
+    /// Wait until the daemon has processed everything sent so far.
+    case flush
+}
+
+/// One write to a metadata object, named as the daemon knows it
+/// (`pw-policy`, the agent's own, or WirePlumber's `default`): what the
+/// agent publishes and what the CLI requests.
+public struct MetadataWrite: Sendable, Equatable, CustomStringConvertible {
+    public var metadata: String
+    public var subject: UInt32
+    public var key: String
+    public var type: String?
+    /// nil removes the key.
+    public var value: String?
+
+    public init(metadata: String = AgentProtocol.metadataName, subject: UInt32, key: String, type: String?, value: String?) {
+        self.metadata = metadata; self.subject = subject; self.key = key; self.type = type; self.value = value
+    }
+
+    public var description: String {
+        "\(subject) \(key) = \(value.map { "'\($0)'" } ?? "(removed)")"
+    }
+}
+
+/// The sd-daemon priorities (`<6>` …) that journald turns into levels.
+public enum LogLevel: Int, Comparable, Sendable, CaseIterable {
+    case error = 3, warning = 4, notice = 5, info = 6, debug = 7
+    public static func < (a: LogLevel, b: LogLevel) -> Bool { a.rawValue < b.rawValue }
+
+    public init?(name: String) {
+        switch name.lowercased() {
+        case "error", "3": self = .error
+        case "warning", "warn", "4": self = .warning
+        case "notice", "5": self = .notice
+        case "info", "6": self = .info
+        case "debug", "7": self = .debug
+        default: return nil
+        }
+    }
+}

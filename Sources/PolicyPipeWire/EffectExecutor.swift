@@ -1,0 +1,75 @@
+import PolicyCore
+
+/// The one writer: carries out what `AgentCore` decided, in the order it
+/// decided it (docs/ARCHITECTURE.md, "The control loop"). It decides
+/// nothing; a failed action is logged and left to the next reconcile, which
+/// sees the graph as it became and converges.
+final class EffectExecutor {
+    private let actions: GraphActions
+    private let log: Log
+    private let journalPath: String
+    /// Runs the control loop again when a `wakeUp` comes due.
+    private let wakeUpTimer: LoopTimer
+
+    init(actions: GraphActions, log: Log, journalPath: String, wakeUpTimer: LoopTimer) {
+        self.actions = actions
+        self.log = log
+        self.journalPath = journalPath
+        self.wakeUpTimer = wakeUpTimer
+    }
+
+    private var mirror: GraphMirror { actions.mirror }
+
+    func execute(_ effects: [AgentEffect]) {
+        mirror.connection.loop.preconditionInEventLoop()
+        for effect in effects {
+            switch effect {
+            case .saveJournal(let journal, let sync):
+                do {
+                    try JournalFile.save(journal, to: journalPath, sync: sync)
+                } catch {
+                    log.error("cannot write \(journalPath): \(error)")
+                }
+            case .graph(let action):
+                do {
+                    try perform(action)
+                } catch {
+                    // Nodes and links vanish mid-action all the time.
+                    log.debug("\(action) failed: \(error)")
+                }
+            case .setMetadata(let write):
+                do {
+                    try actions.setMetadata(named: write.metadata, subject: write.subject, key: write.key,
+                                            type: write.type, value: write.value)
+                } catch {
+                    log.debug("setting \(write.key) of \(write.subject) in '\(write.metadata)' failed: \(error)")
+                }
+            case .log(let level, let text):
+                log.log(level, text)
+            case .wakeUp(let time):
+                if let time { wakeUpTimer.schedule(after: max(0.001, time - MonotonicClock.now)) } else { wakeUpTimer.cancel() }
+            case .flush:
+                mirror.connection.roundTrip(timeout: 2)
+            }
+        }
+    }
+
+    private func perform(_ action: AgentAction) throws(ActionError) {
+        switch action {
+        case .setGain(let node, let gain):
+            try actions.setVolume(node: node, to: Float(gain))
+        case .destroyLink(let link):
+            try actions.destroy(link: link)
+        case .link(let stream, let target):
+            // Lingering links survive the agent, as WirePlumber's do.
+            if mirror.graph.nodes[stream]?.streamDirection == .capture {
+                try actions.link(output: target, to: stream, linger: true)
+            } else {
+                try actions.link(output: stream, to: target, linger: true)
+            }
+        case .setTarget(let stream, let serial):
+            try actions.setMetadata(named: "default", subject: stream, key: "target.object",
+                                    type: "Spa:Id", value: String(serial))
+        }
+    }
+}

@@ -1,0 +1,234 @@
+import Foundation
+import Testing
+@testable import PolicyCore
+
+/// The control loop's ordering rules, scenario by scenario, against the
+/// in-memory daemon (docs/ARCHITECTURE.md, "The control loop").
+@Suite struct AgentCoreTests {
+    /// Index of the first effect matching `predicate`.
+    func index(_ effects: [AgentEffect], _ predicate: (AgentEffect) -> Bool) -> Int? {
+        effects.firstIndex(where: predicate)
+    }
+
+    func isGraphAction(_ effect: AgentEffect) -> Bool {
+        if case .graph = effect { return true }
+        return false
+    }
+
+    func isJournalSave(_ effect: AgentEffect) -> Bool {
+        if case .saveJournal = effect { return true }
+        return false
+    }
+
+    func writes(_ effects: [AgentEffect]) -> [MetadataWrite] {
+        effects.compactMap { if case .setMetadata(let write) = $0 { write } else { nil } }
+    }
+
+    /// Music on the speakers, then a call: music held for the call.
+    func musicThenCall(dryRun: Bool = false) throws -> InMemoryDaemon {
+        var daemon = try InMemoryDaemon(dryRun: dryRun)
+        daemon.connect()
+        daemon.play(10, role: "Music", app: "player")
+        daemon.settle()
+        daemon.play(20, role: "Communication", app: "phone")
+        daemon.now += 1  // past the debounce
+        daemon.settle()
+        return daemon
+    }
+
+    @Test func theJournalIsSavedBeforeTheGraphActionsItRecords() throws {
+        var daemon = try InMemoryDaemon()
+        daemon.connect()
+        daemon.play(10, role: "Music", app: "player")
+        daemon.settle()
+        daemon.play(20, role: "Communication", app: "phone")
+        daemon.now += 1
+        let effects = daemon.reconcile()
+        let firstAction = try #require(index(effects, isGraphAction), "the call changes the music")
+        let save = try #require(index(effects, isJournalSave), "a change to a stream is journaled")
+        #expect(save < firstAction)
+        guard case .saveJournal(let journal, _) = effects[save] else { return }
+        #expect(journal.applied[10] != nil, "the saved journal knows the music is changed")
+    }
+
+    @Test func aCallHoldsTheMusicAndItComesBackAfterIt() throws {
+        var daemon = try musicThenCall()
+        #expect(daemon.gain(10) == 0)
+        #expect(!daemon.isLinked(10), "held: unlinked")
+        #expect(daemon.status(10)?.hold?.kind == "interrupted")
+        #expect(daemon.gain(20) == 1)
+        daemon.stop(20)
+        daemon.now += 1
+        daemon.settle()
+        #expect(daemon.gain(10) == 1)
+        #expect(daemon.isLinked(10), "relinked where it played")
+        #expect(daemon.status(10)?.hold == nil)
+        #expect(daemon.wakeUp == .some(nil), "nothing left to do: no wake-up")
+    }
+
+    @Test func statusIsPublishedBeforeAResumeIsAcknowledged() throws {
+        var daemon = try InMemoryDaemon()
+        daemon.connect()
+        daemon.play(10, role: "Music", app: "player", on: 2)
+        daemon.settle()
+        // Headphones unplugged: the stream moves to the speakers and is held.
+        daemon.graph.nodes[2] = nil
+        daemon.graph.links[110] = nil
+        daemon.graph.addLink(111, from: 10, to: 1)
+        daemon.now += 1
+        daemon.settle()
+        #expect(daemon.status(10)?.hold?.kind == "route-lost")
+        daemon.request(subject: 10, key: AgentProtocol.resumeKey, value: "1")
+        let effects = daemon.reconcile()
+        let writes = writes(effects)
+        let status = try #require(writes.firstIndex { $0.subject == 10 && $0.key == AgentProtocol.streamKey })
+        let acknowledged = try #require(writes.firstIndex { $0.subject == 10 && $0.key == AgentProtocol.resumeKey && $0.value == nil })
+        #expect(status < acknowledged)
+        #expect(daemon.status(10)?.hold == nil, "the status the waiting CLI finds says: not held")
+        #expect(daemon.graph.metadata(named: AgentProtocol.metadataName)?.value(subject: 10, key: AgentProtocol.resumeKey) == nil)
+    }
+
+    @Test func restoreUndoesEverythingThenForgetsIt() throws {
+        var daemon = try musicThenCall()
+        #expect(daemon.core.journal.applied[10]?.held == true)
+        let effects = daemon.restoreAll()
+        #expect(daemon.gain(10) == 1)
+        #expect(daemon.isLinked(10))
+        let flush = try #require(index(effects) { $0 == .flush })
+        let save = try #require(index(effects, isJournalSave))
+        #expect(index(effects, isGraphAction).map { $0 < flush } == true, "the restore is sent before the flush")
+        #expect(flush < save, "the journal forgets the changes only once the daemon has the restore")
+        #expect(daemon.saved.last?.journal.applied.isEmpty == true)
+        #expect(daemon.saved.last?.journal.memory == .empty)
+        #expect(effects.last.map { if case .log(.notice, let text) = $0 { text.hasPrefix("restored ") } else { false } } == true)
+    }
+
+    @Test func aJournalFromACrashIsRestoredOnExit() throws {
+        // The previous agent died with the music ducked to 0.2.
+        var journal = AgentJournal()
+        journal.applied[10] = AppliedStream(serial: 5010, commandedGain: 0.2)
+        var daemon = try InMemoryDaemon(journal: journal)
+        daemon.play(10, role: "Music", app: "player")
+        daemon.graph.nodes[10]?.volume = 0.2
+        daemon.restoreAll()
+        #expect(daemon.gain(10) == 1)
+        #expect(daemon.saved.last?.journal.applied.isEmpty == true)
+    }
+
+    @Test func aDryRunChangesNothingButItsOwnMetadataAndJournal() throws {
+        let daemon = try musicThenCall(dryRun: true)
+        #expect(daemon.gain(10) == 1)
+        #expect(daemon.isLinked(10))
+        #expect(daemon.logs.contains { $0.level == .info && $0.text.hasPrefix("dry-run: would ") })
+        #expect(daemon.status(10)?.hold?.kind == "interrupted", "it still says what it would do")
+        var restored = daemon
+        let effects = restored.restoreAll()
+        #expect(!effects.contains(where: isGraphAction))
+        #expect(writes(effects).allSatisfy { $0.metadata == AgentProtocol.metadataName })
+        #expect(restored.gain(10) == 1)
+    }
+
+    @Test func theUsersSettingsAreSyncedToDiskAndGainsAreNot() throws {
+        var daemon = try InMemoryDaemon()
+        daemon.connect()
+        daemon.play(10, role: "Music", app: "player")
+        daemon.play(30, role: "Notification", app: "chat")
+        daemon.settle()
+        daemon.saved = []
+        daemon.request(subject: 0, key: AgentProtocol.silentModeKey, value: "true")
+        daemon.settle()
+        #expect(daemon.gain(30) == 0, "silent mode silences the notification")
+        let settingsSave = try #require(daemon.saved.first)
+        #expect(settingsSave.sync, "silent mode must outlive the machine")
+        #expect(settingsSave.journal.silentMode)
+        #expect(daemon.saved.dropFirst().allSatisfy { !$0.sync }, "fade steps are not synced")
+        #expect(daemon.logs.contains { $0.level == .info && $0.text == "silent mode on" })
+    }
+
+    @Test func aNewConnectionGetsThePersistedSettingsFirst() throws {
+        var journal = AgentJournal()
+        journal.silentMode = true
+        journal.appOverrides["app:player"] = AppOverrideRequest(category: "ambient", persist: true)
+        var daemon = try InMemoryDaemon(journal: journal)
+        let effects = daemon.connect()
+        let written = writes(effects)
+        #expect(written.first?.key == AgentProtocol.silentModeKey && written.first?.value == "true")
+        #expect(written.dropFirst().first?.key == AgentProtocol.appOverridePrefix + "app:player")
+        #expect(daemon.agentEntry(AgentProtocol.agentKey) != nil, "then the status")
+        // The same connection again publishes only what changed: nothing.
+        #expect(writes(daemon.reconcile()).isEmpty)
+        // A new connection has a fresh metadata: everything again.
+        daemon.graph.metadata[Graph.policyMetadataID]?.entries = [:]
+        #expect(writes(daemon.connect()).contains { $0.key == AgentProtocol.agentKey })
+    }
+
+    @Test func aFadeAsksToBeWokenAndEndsAtItsLevel() throws {
+        var daemon = try InMemoryDaemon()
+        daemon.connect()
+        daemon.play(10, role: "Music", app: "player")
+        daemon.settle()
+        daemon.play(20, role: "Navigation", app: "maps")
+        daemon.now += 1
+        daemon.reconcile()
+        guard case .some(.some(let next)) = daemon.wakeUp else {
+            Issue.record("a fade needs a wake-up")
+            return
+        }
+        #expect(next > daemon.now && next < daemon.now + 0.1)
+        daemon.settle()
+        #expect(abs((daemon.gain(10) ?? 0) - 0.2) < 0.002, "ducked to the duck level")
+        #expect(daemon.wakeUp == .some(nil))
+    }
+
+    @Test func everyEventIsNumberedLoggedAndPublished() throws {
+        let daemon = try musicThenCall()
+        let published = try #require(daemon.agentEntry(AgentProtocol.eventKey))
+        let record = try JSONDecoder().decode(EventRecord.self, from: Data(published.utf8))
+        #expect(record.type == "interruption-began")
+        #expect(record.seq >= 3, "two streams classified, then the interruption")
+        #expect(daemon.logs.contains { $0.level == .info && $0.text == record.text })
+    }
+
+    @Test func aReloadedConfigIsAnnouncedAndABadOneKeepsThePrevious() throws {
+        var daemon = try InMemoryDaemon()
+        daemon.connect()
+        var loaded = daemon.core.config
+        loaded.config.settings.duckLevel = 0.5
+        loaded.files = ["/etc/pw-policy/pw-policy.conf", "/etc/pw-policy/pw-policy.conf.d/50-duck.conf"]
+        daemon.apply(daemon.core.reload(loaded, trigger: .signal, graph: daemon.graph))
+        #expect(daemon.core.config == loaded)
+        #expect(daemon.logs.contains { $0.level == .notice && $0.text.hasPrefix("config reloaded (SIGHUP)") })
+        #expect(daemon.agentEntry(AgentProtocol.eventKey)?.contains("config-reloaded") == true)
+        // The same config again: nothing to say.
+        #expect(daemon.core.reload(loaded, trigger: .fileChanged, graph: daemon.graph).isEmpty)
+
+        daemon.apply(daemon.core.reloadFailed("pw-policy.conf:3: expected '}'", trigger: .fileChanged, graph: daemon.graph))
+        daemon.reconcile()
+        #expect(daemon.core.config == loaded, "the previous config stays")
+        #expect(daemon.logs.contains { $0.level == .error && $0.text.contains("expected '}'") })
+        let agent = try JSONDecoder().decode(AgentStatus.self, from: Data(try #require(daemon.agentEntry(AgentProtocol.agentKey)).utf8))
+        #expect(agent.configError == "pw-policy.conf:3: expected '}'")
+    }
+
+    @Test func requestsOfVanishedNodesAreCleared() throws {
+        var daemon = try InMemoryDaemon()
+        daemon.connect()
+        daemon.request(subject: 77, key: AgentProtocol.categoryKey, value: "ambient")
+        daemon.reconcile()
+        #expect(daemon.graph.metadata(named: AgentProtocol.metadataName)?.entries[77] == nil,
+                "node 77 does not exist: its request would apply to the next node with that id")
+    }
+
+    @Test func withoutItsMetadataTheAgentStillActsAndPublishesNothing() throws {
+        var daemon = try InMemoryDaemon()
+        daemon.graph.metadata[Graph.policyMetadataID] = nil
+        daemon.connect()
+        daemon.play(10, role: "Music", app: "player")
+        daemon.settle()
+        daemon.play(20, role: "Communication", app: "phone")
+        daemon.now += 1
+        let effects = daemon.reconcile()
+        #expect(effects.contains(where: isGraphAction))
+        #expect(writes(effects).isEmpty)
+    }
+}
