@@ -1,5 +1,27 @@
 // swift-tools-version: 6.0
+import Foundation
 import PackageDescription
+
+/// The include paths of the PipeWire and SPA headers installed, as
+/// pkg-config gives them (docs/TESTING.md, "Two PipeWire stacks"). Only the
+/// -I flags: the rest of `--cflags` (-D_REENTRANT, a no-op on glibc) is not
+/// among the flags SwiftPM accepts from pkg-config and would earn a warning.
+let pipewireIncludes: [String] = {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["pkg-config", "--cflags-only-I", "libpipewire-0.3", "libspa-0.2"]
+    let output = Pipe()
+    process.standardOutput = output
+    guard (try? process.run()) != nil else { return [] }
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else { return [] }
+    return String(decoding: data, as: UTF8.self).split(whereSeparator: \.isWhitespace).map(String.init)
+}()
+/// For C targets that include the headers, and Swift targets that import a
+/// module including them.
+let pipewireC: [CSetting] = [.unsafeFlags(pipewireIncludes)]
+let pipewireSwift: [SwiftSetting] = [.unsafeFlags(pipewireIncludes.flatMap { ["-Xcc", $0] })]
 
 let package = Package(
     name: "pw-policy",
@@ -14,43 +36,46 @@ let package = Package(
     ],
     targets: [
         // Functions wrapping the libpipewire/libspa macros Swift cannot import.
-        // include/pipewire and include/spa link to the Debian -dev headers
-        // (pkg-config's -D_REENTRANT would only earn a SwiftPM warning).
-        .target(name: "CPipeWire"),
+        .target(name: "CPipeWire", cSettings: pipewireC),
         // The pure policy: no PipeWire import, deterministic, unit-tested.
         .target(name: "PolicyCore"),
-        // The native PipeWire client: connection, graph mirror, actions.
-        .target(name: "PolicyPipeWire", dependencies: ["CPipeWire", "PolicyCore"]),
+        // The files the agent and the CLI read and write: config, journal.
+        .target(name: "PolicyFiles", dependencies: ["PolicyCore"]),
+        // The native PipeWire client (Client/: loop, connection, graph mirror,
+        // actions) and the agent on it (Agent/: observe, decide, execute).
+        .target(name: "PolicyPipeWire", dependencies: ["CPipeWire", "PolicyCore", "PolicyFiles"], swiftSettings: pipewireSwift),
         // What the CLI shows: pure renderers of the agent's published state.
         .target(name: "PolicyCLI", dependencies: ["PolicyCore"]),
         .executableTarget(
             name: "pw-policy",
             dependencies: [
-                "PolicyCore", "PolicyPipeWire", "PolicyCLI",
+                "PolicyCore", "PolicyFiles", "PolicyPipeWire", "PolicyCLI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            swiftSettings: pipewireSwift
         ),
         .testTarget(
             name: "PolicyCoreTests",
             dependencies: [
-                "PolicyCore", "CPipeWire",
+                "PolicyCore", "PolicyFiles", "CPipeWire",
                 .product(name: "PropertyBased", package: "swift-property-based"),
-            ]
+            ],
+            swiftSettings: pipewireSwift
         ),
-        .testTarget(name: "PolicyCLITests", dependencies: ["PolicyCLI", "PolicyCore"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["PolicyCore", "PolicyPipeWire"]),
+        .testTarget(name: "PolicyCLITests", dependencies: ["PolicyCLI", "PolicyCore", "PolicyFiles"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["PolicyCore", "PolicyFiles", "PolicyPipeWire"], swiftSettings: pipewireSwift),
         // Prints decisions/second of the engine at several graph sizes (not a test).
-        .executableTarget(name: "pw-policy-engine-bench", dependencies: ["PolicyCore"], path: "bench/EngineBench"),
+        .executableTarget(name: "pw-policy-engine-bench", dependencies: ["PolicyCore", "PolicyFiles"], path: "bench/EngineBench"),
         // Many playback streams and null sinks in one process, driven by stdin (benchmarks, fault tests).
         .executableTarget(name: "pw-policy-load", dependencies: ["CPipeWire"], path: "bench/Load",
-                          linkerSettings: [.linkedLibrary("pipewire-0.3")]),
+                          cSettings: pipewireC, linkerSettings: [.linkedLibrary("pipewire-0.3")]),
         // A laptop sound card (Audio/Device with headphones and speaker Routes, and its
         // sink) for integration tests, driven by stdin (docs/TESTING.md, "The test card").
         .executableTarget(name: "pw-policy-test-card", dependencies: ["CPipeWire"], path: "Tests/TestCard",
-                          linkerSettings: [.linkedLibrary("pipewire-0.3")]),
+                          cSettings: pipewireC, linkerSettings: [.linkedLibrary("pipewire-0.3")]),
         // Reaction latency, scale, memory and idle CPU of the agent beside WirePlumber (bench/run).
         .executableTarget(name: "pw-policy-observer", dependencies: ["PolicyCore", "PolicyPipeWire"],
-                          path: "bench/Observer"),
+                          path: "bench/Observer", swiftSettings: pipewireSwift),
     ],
     swiftLanguageModes: [.v6]
 )

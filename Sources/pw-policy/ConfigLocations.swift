@@ -1,5 +1,6 @@
 import Foundation
 import PolicyCore
+import PolicyFiles
 import PolicyPipeWire
 
 /// Where the config is searched: PipeWire's order (ConfigLoader), with the
@@ -11,7 +12,7 @@ import PolicyPipeWire
 enum ConfigLocations {
     static func loader(environment: [String: String] = ProcessInfo.processInfo.environment) -> ConfigLoader {
         ConfigLoader(environment: environment, systemDirectories: systemDirectories(),
-                     dialect: PipeWireLibrary.configDialect)
+                     fileSystem: .live, dialect: PipeWireLibrary.configDialect)
     }
 
     static func systemDirectories() -> [String] {

@@ -1,5 +1,6 @@
 import Foundation
 import PolicyCore
+import PolicyFiles
 import PolicyPipeWire
 import Testing
 

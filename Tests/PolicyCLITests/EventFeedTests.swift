@@ -1,5 +1,6 @@
 import Foundation
 import PolicyCore
+import PolicyFiles
 import Testing
 @testable import PolicyCLI
 
@@ -67,7 +68,7 @@ import Testing
     @Test func theEffectiveConfigAsJSONParses() throws {
         let shipped = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("conf/pw-policy.conf").path
-        let loaded = try ConfigLoader(environment: [:]).load(file: shipped)
+        let loaded = try ConfigLoader(environment: [:], fileSystem: .live).load(file: shipped)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(ConfigReport.json(loaded).utf8)) as? [String: Any])
         #expect(object["valid"] as? Bool == true)
         #expect(object["files"] as? [String] == [shipped])
@@ -76,7 +77,10 @@ import Testing
         let text = ConfigReport.text(loaded)
         #expect(text.contains("#   \(shipped)\n"))
         // The text is itself a configuration that loads to the same policy.
-        let reloaded = try ConfigLoader(environment: [:], fileSystem: .inMemory(["/x.conf": text])).load(file: "/x.conf")
+        let rendered = FileManager.default.temporaryDirectory.appendingPathComponent("pw-policy-rendered-\(getpid()).conf").path
+        try text.write(toFile: rendered, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: rendered) }
+        let reloaded = try ConfigLoader(environment: [:], fileSystem: .live).load(file: rendered)
         func withoutOrigins(_ config: PolicyConfig) -> PolicyConfig {
             var config = config
             for index in config.interactions.indices { config.interactions[index].origin = "" }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PolicyCore
+import PolicyFiles
 
 /// The shipped conf/pw-policy.conf, read from the source tree.
 enum ShippedConfigFile {
@@ -61,7 +62,7 @@ enum ShippedConfigFile {
     // MARK: - The shipped configuration
 
     @Test func shippedConfigLoadsWithTheDocumentedDefaults() throws {
-        let loaded = try ConfigLoader(environment: [:]).load(file: ShippedConfigFile.path)
+        let loaded = try ConfigLoader(environment: [:], fileSystem: .live).load(file: ShippedConfigFile.path)
         let config = loaded.config
         #expect(loaded.files == [ShippedConfigFile.path])
         #expect(config.settings == DefaultPolicyConfig.config.settings)
@@ -71,7 +72,7 @@ enum ShippedConfigFile {
     /// The matrix in the file is the one the engine tests assume, in order
     /// and with the reasons `explain` shows.
     @Test func shippedInteractionMatrixIsTheAgreedOrder() throws {
-        let config = try ConfigLoader(environment: [:]).load(file: ShippedConfigFile.path).config
+        let config = try ConfigLoader(environment: [:], fileSystem: .live).load(file: ShippedConfigFile.path).config
         let expected = DefaultPolicyConfig.interactions
         #expect(config.interactions.count == expected.count)
         for (index, (rule, want)) in zip(config.interactions, expected).enumerated() {
@@ -84,7 +85,7 @@ enum ShippedConfigFile {
     }
 
     @Test func shippedRulesPreferAHeadsetForCallsAndSetNoCategory() throws {
-        let rules = try ConfigLoader(environment: [:]).load(file: ShippedConfigFile.path).config.rules
+        let rules = try ConfigLoader(environment: [:], fileSystem: .live).load(file: ShippedConfigFile.path).config.rules
         let rule = try #require(rules.first)
         #expect(rules.count == 1)
         #expect(rule.actions.category == nil)
@@ -400,7 +401,7 @@ enum ShippedConfigFile {
             try FileManager.default.createDirectory(atPath: "\(user)/pw-policy/pw-policy.conf.d/dir.conf", withIntermediateDirectories: true)
 
             let loader = ConfigLoader(environment: ["XDG_CONFIG_HOME": user, "HOME": "\(root)/elsewhere"],
-                                      systemDirectories: [etc, share])
+                                      systemDirectories: [etc, share], fileSystem: .live)
             let loaded = try loader.load()
             #expect(loaded.files == [
                 "\(share)/pw-policy.conf",
@@ -423,7 +424,7 @@ enum ShippedConfigFile {
             let shipped = try ShippedConfigFile.text
             try write(shipped, to: "\(share)/pw-policy.conf")
             try write(shipped.replacingOccurrences(of: "duck.level = 0.2", with: "duck.level = 0.6"), to: "\(etc)/pw-policy.conf")
-            let loader = ConfigLoader(environment: ["XDG_CONFIG_HOME": user], systemDirectories: [etc, share])
+            let loader = ConfigLoader(environment: ["XDG_CONFIG_HOME": user], systemDirectories: [etc, share], fileSystem: .live)
             #expect(try loader.load().files == ["\(etc)/pw-policy.conf"])
             #expect(try loader.load().config.settings.duckLevel == 0.6)
 
@@ -440,7 +441,7 @@ enum ShippedConfigFile {
             try write(try ShippedConfigFile.text, to: "\(user)/pw-policy/pw-policy.conf")
             try write("settings = { duck.level = 0.9 }", to: "\(share)/pw-policy.conf.d/90.conf")
             let loader = ConfigLoader(environment: ["PW_POLICY_CONFIG_DIR": own, "XDG_CONFIG_HOME": user],
-                                      systemDirectories: [share])
+                                      systemDirectories: [share], fileSystem: .live)
             #expect(loader.searchDirectories == [own])
             #expect(throws: ConfigError(file: "pw-policy.conf", "not found in any of: \(own)")) { try loader.load() }
 
@@ -454,12 +455,12 @@ enum ShippedConfigFile {
 
     @Test func searchDirectoriesFollowTheEnvironment() {
         let system = ConfigLoader.defaultSystemDirectories
-        #expect(ConfigLoader(environment: ["XDG_CONFIG_HOME": "/x", "HOME": "/h"]).searchDirectories == ["/x/pw-policy"] + system)
-        #expect(ConfigLoader(environment: ["HOME": "/h"]).searchDirectories == ["/h/.config/pw-policy"] + system)
-        #expect(ConfigLoader(environment: ["XDG_CONFIG_HOME": "", "HOME": "/h"]).searchDirectories == ["/h/.config/pw-policy"] + system)
-        #expect(ConfigLoader(environment: [:]).searchDirectories == system)
-        #expect(ConfigLoader(environment: ["PW_POLICY_CONFIG_DIR": "/p", "HOME": "/h"]).searchDirectories == ["/p"])
-        #expect(ConfigLoader(environment: ["PW_POLICY_CONFIG_DIR": "/p"]).watchedDirectories == ["/p", "/p/pw-policy.conf.d"])
+        #expect(ConfigLoader(environment: ["XDG_CONFIG_HOME": "/x", "HOME": "/h"], fileSystem: .live).searchDirectories == ["/x/pw-policy"] + system)
+        #expect(ConfigLoader(environment: ["HOME": "/h"], fileSystem: .live).searchDirectories == ["/h/.config/pw-policy"] + system)
+        #expect(ConfigLoader(environment: ["XDG_CONFIG_HOME": "", "HOME": "/h"], fileSystem: .live).searchDirectories == ["/h/.config/pw-policy"] + system)
+        #expect(ConfigLoader(environment: [:], fileSystem: .live).searchDirectories == system)
+        #expect(ConfigLoader(environment: ["PW_POLICY_CONFIG_DIR": "/p", "HOME": "/h"], fileSystem: .live).searchDirectories == ["/p"])
+        #expect(ConfigLoader(environment: ["PW_POLICY_CONFIG_DIR": "/p"], fileSystem: .live).watchedDirectories == ["/p", "/p/pw-policy.conf.d"])
     }
 
     @Test func errorsInSeveralFilesAreAllReported() throws {
@@ -482,7 +483,7 @@ enum ShippedConfigFile {
             try write(try ShippedConfigFile.text, to: "\(root)/pw-policy.conf")
             try write("settings = { duck.level = 0.5 }", to: "\(root)/pw-policy.conf.d/10.conf")
             try write("settings = { fade.up-ms = 50 }", to: "\(root)/candidate.conf")
-            let loader = ConfigLoader(environment: ["PW_POLICY_CONFIG_DIR": root])
+            let loader = ConfigLoader(environment: ["PW_POLICY_CONFIG_DIR": root], fileSystem: .live)
             let single = try loader.load(file: "\(root)/pw-policy.conf")
             #expect(single.files == ["\(root)/pw-policy.conf"])
             #expect(single.config.settings.duckLevel == 0.2)
@@ -505,7 +506,7 @@ enum ShippedConfigFile {
         try TemporaryDirectory.with { root in
             let shipped = try ShippedConfigFile.text
             try write(shipped, to: "\(root)/pw-policy.conf")
-            let loader = ConfigLoader(environment: ["PW_POLICY_CONFIG_DIR": root])
+            let loader = ConfigLoader(environment: ["PW_POLICY_CONFIG_DIR": root], fileSystem: .live)
             #expect(try loader.load().config.settings.duckLevel == 0.2)
 
             try write("settings = { duck.level = 7 }", to: "\(root)/pw-policy.conf.d/50-typo.conf")

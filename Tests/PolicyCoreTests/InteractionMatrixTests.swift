@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PolicyCore
+import PolicyFiles
 
 @Suite struct InteractionMatrixTests {
     let engine = PolicyEngine(config: DefaultPolicyConfig.config)
@@ -174,7 +175,7 @@ import Testing
     @Test func testDefaultIsTheShippedConfig() throws {
         var url = URL(fileURLWithPath: #filePath)
         for _ in 0..<3 { url.deleteLastPathComponent() }
-        let shipped = try ConfigLoader(environment: [:]).load(file: url.appendingPathComponent("conf/pw-policy.conf").path).config
+        let shipped = try ConfigLoader(environment: [:], fileSystem: .live).load(file: url.appendingPathComponent("conf/pw-policy.conf").path).config
         let expected = DefaultPolicyConfig.config
         #expect(shipped.settings == expected.settings)
         #expect(shipped.categories == expected.categories)

@@ -1,5 +1,6 @@
 import Testing
 @testable import PolicyCore
+import PolicyFiles
 
 /// The parser in each SPA-JSON dialect, whichever libspa is installed here
 /// (SPAJSONCrossCheckTests compares one dialect with the real libspa).
@@ -42,7 +43,7 @@ import Testing
 
     @Test func theDefaultIsTheOldDialect() {
         #expect(SPAJSONDialect.default == .pipeWire0_3)
-        #expect(ConfigLoader(environment: [:]).dialect == .pipeWire0_3)
+        #expect(ConfigLoader(environment: [:], fileSystem: .live).dialect == .pipeWire0_3)
     }
 
     // MARK: - Read the same

@@ -171,15 +171,6 @@ let firefoxClientProps = ["application.name": "Firefox", "application.process.bi
         #expect(throws: DecodingError.self) { try JSONDecoder().decode(OverrideTable.self, from: json) }
     }
 
-    @Test func deadNodesLoseTheirOverrides() {
-        let table = OverrideTable(byNode: [57: ClassificationOverride(category: .record),
-                                           58: ClassificationOverride(category: .ambient)],
-                                  byApp: ["mpv": ClassificationOverride(category: .ambient)])
-        let kept = table.keepingNodes([58])
-        #expect(kept.byNode.keys.sorted() == [58])
-        #expect(kept.byApp == table.byApp)
-    }
-
     // MARK: identity and sessions
 
     @Test(arguments: [

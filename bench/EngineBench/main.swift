@@ -2,12 +2,13 @@
 // assertion on time). Build in release:
 //   swift run -c release --scratch-path .build-engine pw-policy-engine-bench
 import PolicyCore
+import PolicyFiles
 
 /// The shipped configuration, from the checkout this was built in.
 func defaultConfig() -> PolicyConfig {
     let root = #filePath.split(separator: "/", omittingEmptySubsequences: false).dropLast(3).joined(separator: "/")
     do {
-        return try ConfigLoader(environment: [:]).load(file: root + "/conf/pw-policy.conf").config
+        return try ConfigLoader(environment: [:], fileSystem: .live).load(file: root + "/conf/pw-policy.conf").config
     } catch {
         fatalError("cannot load \(root)/conf/pw-policy.conf: \(error)")
     }

@@ -39,12 +39,6 @@ public struct OverrideTable: Sendable, Equatable, Codable {
         return nil
     }
 
-    /// Node ids are reused by PipeWire: forget overrides of nodes that are gone
-    /// so a new stream does not inherit a dead one's.
-    public func keepingNodes(_ live: Set<UInt32>) -> OverrideTable {
-        OverrideTable(byNode: byNode.filter { live.contains($0.key) }, byApp: byApp)
-    }
-
     // Node ids are written as string keys: a JSON object reads better in the
     // persisted state than the flat key/value array Swift uses for UInt32 keys.
     private enum CodingKeys: String, CodingKey { case byNode = "nodes", byApp = "apps" }

@@ -87,9 +87,6 @@ public enum RoleInference {
         "assistant": RoleMeaning(.playback, [.duckOthers, .interruptSpokenAudio]),
     ]
 
-    /// PipeWire video roles: they say nothing about audio.
-    public static let nonAudioRoles: Set<String> = ["camera", "screen"]
-
     public static func meaning(ofRole role: String) -> RoleMeaning? {
         roles[role.classifierTrimmed().lowercased()]
     }

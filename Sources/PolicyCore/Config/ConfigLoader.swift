@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A configuration as loaded: the policy, the files it came from, and the
 /// merged document they made (what `check-config` prints).
@@ -43,7 +38,7 @@ public struct ConfigLoader: Sendable {
     public var dialect: SPAJSONDialect
 
     public init(environment: [String: String], systemDirectories: [String] = defaultSystemDirectories,
-                fileSystem: ConfigFileSystem = .live, dialect: SPAJSONDialect = .default) {
+                fileSystem: ConfigFileSystem, dialect: SPAJSONDialect = .default) {
         self.environment = environment; self.systemDirectories = systemDirectories; self.fileSystem = fileSystem
         self.dialect = dialect
     }
@@ -126,8 +121,8 @@ public struct ConfigLoader: Sendable {
     }
 }
 
-/// The file system as the loader sees it, so tests can use temporary
-/// directories or files in memory.
+/// The file system as the loader sees it: the real one is an adapter's
+/// (`ConfigFileSystem.live`, PolicyPipeWire), tests use files in memory.
 public struct ConfigFileSystem: Sendable {
     /// The file's bytes; throws when it cannot be read (missing included).
     public var read: @Sendable (_ path: String) throws(ConfigError) -> [UInt8]
@@ -141,66 +136,4 @@ public struct ConfigFileSystem: Sendable {
                 listFiles: @escaping @Sendable (_ directory: String) -> [String]) {
         self.read = read; self.isFile = isFile; self.listFiles = listFiles
     }
-
-    /// Files held in memory, by full path.
-    public static func inMemory(_ files: [String: String]) -> ConfigFileSystem {
-        ConfigFileSystem(
-            read: { path throws(ConfigError) in
-                guard let text = files[path] else { throw ConfigError(file: path, "cannot read: No such file or directory") }
-                return Array(text.utf8)
-            },
-            isFile: { files[$0] != nil },
-            listFiles: { directory in
-                files.keys.compactMap { path in
-                    guard path.hasPrefix(directory + "/") else { return nil }
-                    let name = path.dropFirst(directory.count + 1)
-                    return name.contains("/") ? nil : String(name)
-                }
-            })
-    }
-
-    /// The real file system.
-    public static let live = ConfigFileSystem(
-        read: { path throws(ConfigError) in try readWholeFile(path) },
-        isFile: { isRegularFile($0) },
-        listFiles: { directory in
-            guard let stream = opendir(directory) else { return [] }
-            defer { closedir(stream) }
-            var names: [String] = []
-            while let entry = readdir(stream) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                    String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-                }
-                if name != ".", name != "..", isRegularFile(directory + "/" + name) {
-                    names.append(name)
-                }
-            }
-            return names
-        })
-}
-
-private func isRegularFile(_ path: String) -> Bool {
-    var info = stat()
-    return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
-}
-
-private func readWholeFile(_ path: String) throws(ConfigError) -> [UInt8] {
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-    guard descriptor >= 0 else { throw ConfigError(file: path, "cannot read: \(errorMessage(errno))") }
-    defer { close(descriptor) }
-    var contents: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 65_536)
-    while true {
-        let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-        if count == 0 { return contents }
-        if count < 0 {
-            if errno == EINTR { continue }
-            throw ConfigError(file: path, "cannot read: \(errorMessage(errno))")
-        }
-        contents.append(contentsOf: chunk[0..<count])
-    }
-}
-
-private func errorMessage(_ code: Int32) -> String {
-    String(cString: strerror(code))
 }

@@ -90,7 +90,6 @@ extension SPAJSON {
 
     public var isNull: Bool { value == .null }
 
-    public var isContainer: Bool { members != nil || elements != nil }
 
     /// A scalar as PipeWire would see it in a property list: strings as they
     /// are, numbers as written, booleans as `true`/`false`. Nil for null and

@@ -61,7 +61,7 @@ public final class GraphActions {
 
     /// Links the output ports of `output` to the input ports of `input` with
     /// matching channels (a mono side links to every channel of the other).
-    /// The links live until `unlinkCreated` or until this client disconnects,
+    /// The links live until this client disconnects,
     /// unless `linger`: then they outlive us, like WirePlumber's own links.
     public func link(output: UInt32, to input: UInt32, linger: Bool = false) throws(ActionError) {
         let pairs = PortPairing.pairs(graph: mirror.graph, output: output, input: input)
@@ -87,11 +87,6 @@ public final class GraphActions {
     /// first; this covers a proxy whose removal we did not hear of.)
     private func linkRemoved(_ id: UInt32) {
         createdLinks.removeAll { $0.boundID == id }
-    }
-
-    /// Destroys the links this client created from `output` (to any node).
-    public func unlinkCreated(output: UInt32) {
-        createdLinks.removeAll { $0.output == output }
     }
 
     /// Links we asked the daemon to destroy that the mirror still shows.

@@ -38,7 +38,7 @@ public final class Connection {
     var onCoreInfo: ((Graph.Core) -> Void)?
 
     /// The remote to use when none is given: `PIPEWIRE_REMOTE`, else `pipewire-0`.
-    public static func defaultRemote(environment: [String: String]) -> String {
+    static func defaultRemote(environment: [String: String]) -> String {
         environment["PIPEWIRE_REMOTE"].flatMap { $0.isEmpty ? nil : $0 } ?? "pipewire-0"
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import PolicyCore
+import PolicyFiles
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,4 +1,5 @@
 import PolicyCore
+import PolicyFiles
 
 /// The one writer: carries out what `AgentCore` decided, in the order it
 /// decided it (docs/ARCHITECTURE.md, "The control loop"). It decides

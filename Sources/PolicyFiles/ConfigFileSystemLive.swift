@@ -1,0 +1,50 @@
+import Foundation
+import PolicyCore
+
+extension ConfigFileSystem {
+    /// The real file system, for the agent and the CLI (PolicyCore reads no
+    /// files itself).
+    public static let live = ConfigFileSystem(
+        read: { path throws(ConfigError) in try readWholeFile(path) },
+        isFile: { isRegularFile($0) },
+        listFiles: { directory in
+            guard let stream = opendir(directory) else { return [] }
+            defer { closedir(stream) }
+            var names: [String] = []
+            while let entry = readdir(stream) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                    String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+                }
+                if name != ".", name != "..", isRegularFile(directory + "/" + name) {
+                    names.append(name)
+                }
+            }
+            return names
+        })
+}
+
+private func isRegularFile(_ path: String) -> Bool {
+    var info = stat()
+    return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+}
+
+private func readWholeFile(_ path: String) throws(ConfigError) -> [UInt8] {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { throw ConfigError(file: path, "cannot read: \(errorMessage(errno))") }
+    defer { close(descriptor) }
+    var contents: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65_536)
+    while true {
+        let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        if count == 0 { return contents }
+        if count < 0 {
+            if errno == EINTR { continue }
+            throw ConfigError(file: path, "cannot read: \(errorMessage(errno))")
+        }
+        contents.append(contentsOf: chunk[0..<count])
+    }
+}
+
+private func errorMessage(_ code: Int32) -> String {
+    String(cString: strerror(code))
+}
