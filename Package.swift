@@ -17,10 +17,16 @@ let package = Package(
         // include/pipewire and include/spa link to the Debian -dev headers
         // (pkg-config's -D_REENTRANT would only earn a SwiftPM warning).
         .target(name: "CPipeWire"),
+        // libsystemd's sd-bus (libsystemd-dev): every function used is plain C
+        // that Swift imports as is, so this is a module map only (docs/PLAYERS.md).
+        .systemLibrary(name: "CSystemd", path: "Sources/CSystemd"),
         // The pure policy: no PipeWire import, deterministic, unit-tested.
         .target(name: "PolicyCore"),
         // The native PipeWire client: connection, graph mirror, actions.
-        .target(name: "PolicyPipeWire", dependencies: ["CPipeWire", "PolicyCore"]),
+        .target(name: "PolicyPipeWire", dependencies: ["CPipeWire", "PolicyCore", "PolicyDBus"]),
+        // The session-bus client: sd-bus on a loop the caller provides (BusLoop,
+        // which PolicyPipeWire's EventLoop satisfies), MPRIS players observed.
+        .target(name: "PolicyDBus", dependencies: ["CSystemd", "PolicyCore"]),
         // What the CLI shows: pure renderers of the agent's published state.
         .target(name: "PolicyCLI", dependencies: ["PolicyCore"]),
         .executableTarget(
@@ -38,7 +44,8 @@ let package = Package(
             ]
         ),
         .testTarget(name: "PolicyCLITests", dependencies: ["PolicyCLI", "PolicyCore"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["PolicyCore", "PolicyPipeWire"]),
+        .testTarget(name: "PolicyDBusTests", dependencies: ["PolicyDBus", "PolicyCore"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["PolicyCore", "PolicyPipeWire", "PolicyDBus"]),
         // Prints decisions/second of the engine at several graph sizes (not a test).
         .executableTarget(name: "pw-policy-engine-bench", dependencies: ["PolicyCore"], path: "bench/EngineBench"),
         // Many playback streams and null sinks in one process, driven by stdin (benchmarks, fault tests).
@@ -48,6 +55,10 @@ let package = Package(
         // sink) for integration tests, driven by stdin (docs/TESTING.md, "The test card").
         .executableTarget(name: "pw-policy-test-card", dependencies: ["CPipeWire"], path: "Tests/TestCard",
                           linkerSettings: [.linkedLibrary("pipewire-0.3")]),
+        // An MPRIS player with a tone stream, on the session bus and PipeWire, driven
+        // over D-Bus and stdin, for the player tests (docs/PLAYERS.md, "The test player").
+        .executableTarget(name: "pw-policy-test-player", dependencies: ["CPipeWire"], path: "Tests/TestPlayer",
+                          linkerSettings: [.linkedLibrary("pipewire-0.3"), .linkedLibrary("systemd")]),
         // Reaction latency, scale, memory and idle CPU of the agent beside WirePlumber (bench/run).
         .executableTarget(name: "pw-policy-observer", dependencies: ["PolicyCore", "PolicyPipeWire"],
                           path: "bench/Observer"),
