@@ -58,7 +58,7 @@ let package = Package(
         // An MPRIS player with a tone stream, on the session bus and PipeWire, driven
         // over D-Bus and stdin, for the player tests (docs/PLAYERS.md, "The test player").
         .executableTarget(name: "pw-policy-test-player", dependencies: ["CPipeWire"], path: "Tests/TestPlayer",
-                          linkerSettings: [.linkedLibrary("pipewire-0.3"), .linkedLibrary("systemd")]),
+                          linkerSettings: [.linkedLibrary("pipewire-0.3"), .linkedLibrary("systemd"), .linkedLibrary("m")]),
         // Reaction latency, scale, memory and idle CPU of the agent beside WirePlumber (bench/run).
         .executableTarget(name: "pw-policy-observer", dependencies: ["PolicyCore", "PolicyPipeWire"],
                           path: "bench/Observer"),
