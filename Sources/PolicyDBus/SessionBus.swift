@@ -8,6 +8,9 @@ import Glibc
 /// (docs/PLAYERS.md, "sd-bus on the PipeWire loop").
 public final class SessionBus {
     let bus: OpaquePointer
+    /// Kept alive while the bus is: its watch and timer are sources on it,
+    /// released (in deinit) before it.
+    private let loop: any BusLoop
     private var watch: (any BusLoopWatch)?
     private var timer: (any BusLoopTimer)?
     /// Calls waiting for their reply, by slot.
@@ -54,6 +57,7 @@ public final class SessionBus {
 
     private init(bus: OpaquePointer, loop: any BusLoop) {
         self.bus = bus
+        self.loop = loop
         let fd = sd_bus_get_fd(bus)
         watch = loop.watch(fd: fd, events: UInt32(POLLIN)) { [unowned self] _ in dispatch() }
         timer = loop.busTimer { [unowned self] in dispatch() }
