@@ -37,13 +37,20 @@ let package = Package(
     targets: [
         // Functions wrapping the libpipewire/libspa macros Swift cannot import.
         .target(name: "CPipeWire", cSettings: pipewireC),
+        // libsystemd's sd-bus (libsystemd-dev): every function used is plain C
+        // that Swift imports as is, so this is a module map only (docs/PLAYERS.md).
+        .systemLibrary(name: "CSystemd", path: "Sources/CSystemd"),
         // The pure policy: no PipeWire import, deterministic, unit-tested.
         .target(name: "PolicyCore"),
         // The files the agent and the CLI read and write: config, journal.
         .target(name: "PolicyFiles", dependencies: ["PolicyCore"]),
         // The native PipeWire client (Client/: loop, connection, graph mirror,
         // actions) and the agent on it (Agent/: observe, decide, execute).
-        .target(name: "PolicyPipeWire", dependencies: ["CPipeWire", "PolicyCore", "PolicyFiles"], swiftSettings: pipewireSwift),
+        .target(name: "PolicyPipeWire", dependencies: ["CPipeWire", "PolicyCore", "PolicyFiles", "PolicyDBus"],
+                swiftSettings: pipewireSwift),
+        // The session-bus client: sd-bus on a loop the caller provides (BusLoop,
+        // which PolicyPipeWire's EventLoop satisfies), MPRIS players observed.
+        .target(name: "PolicyDBus", dependencies: ["CSystemd", "PolicyCore"]),
         // What the CLI shows: pure renderers of the agent's published state.
         .target(name: "PolicyCLI", dependencies: ["PolicyCore"]),
         .executableTarget(
@@ -63,7 +70,9 @@ let package = Package(
             swiftSettings: pipewireSwift
         ),
         .testTarget(name: "PolicyCLITests", dependencies: ["PolicyCLI", "PolicyCore", "PolicyFiles"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["PolicyCore", "PolicyFiles", "PolicyPipeWire"], swiftSettings: pipewireSwift),
+        .testTarget(name: "PolicyDBusTests", dependencies: ["PolicyDBus", "PolicyCore"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["PolicyCore", "PolicyFiles", "PolicyPipeWire", "PolicyDBus"],
+                    swiftSettings: pipewireSwift),
         // Prints decisions/second of the engine at several graph sizes (not a test).
         .executableTarget(name: "pw-policy-engine-bench", dependencies: ["PolicyCore", "PolicyFiles"], path: "bench/EngineBench"),
         // Many playback streams and null sinks in one process, driven by stdin (benchmarks, fault tests).
@@ -73,6 +82,11 @@ let package = Package(
         // sink) for integration tests, driven by stdin (docs/TESTING.md, "The test card").
         .executableTarget(name: "pw-policy-test-card", dependencies: ["CPipeWire"], path: "Tests/TestCard",
                           cSettings: pipewireC, linkerSettings: [.linkedLibrary("pipewire-0.3")]),
+        // An MPRIS player with a tone stream, on the session bus and PipeWire, driven
+        // over D-Bus and stdin, for the player tests (docs/PLAYERS.md, "The test player").
+        .executableTarget(name: "pw-policy-test-player", dependencies: ["CPipeWire"], path: "Tests/TestPlayer",
+                          cSettings: pipewireC,
+                          linkerSettings: [.linkedLibrary("pipewire-0.3"), .linkedLibrary("systemd"), .linkedLibrary("m")]),
         // Reaction latency, scale, memory and idle CPU of the agent beside WirePlumber (bench/run).
         .executableTarget(name: "pw-policy-observer", dependencies: ["PolicyCore", "PolicyPipeWire"],
                           path: "bench/Observer", swiftSettings: pipewireSwift),

@@ -29,6 +29,9 @@ struct spa_source *cpw_loop_add_signal(struct pw_loop *loop, int signal_number, 
 struct spa_source *cpw_loop_add_io(struct pw_loop *loop, int fd, uint32_t mask, bool close, spa_source_io_func_t func, void *data) {
     return pw_loop_add_io(loop, fd, mask, close, func, data);
 }
+int cpw_loop_update_io(struct pw_loop *loop, struct spa_source *source, uint32_t mask) {
+    return pw_loop_update_io(loop, source, mask);
+}
 void cpw_loop_destroy_source(struct pw_loop *loop, struct spa_source *source) {
     pw_loop_destroy_source(loop, source);
 }

@@ -19,6 +19,7 @@ struct spa_source *cpw_loop_add_timer(struct pw_loop *loop, spa_source_timer_fun
 int cpw_loop_update_timer(struct pw_loop *loop, struct spa_source *source, uint64_t delay_ns);
 struct spa_source *cpw_loop_add_signal(struct pw_loop *loop, int signal_number, spa_source_signal_func_t func, void *data);
 struct spa_source *cpw_loop_add_io(struct pw_loop *loop, int fd, uint32_t mask, bool close, spa_source_io_func_t func, void *data);
+int cpw_loop_update_io(struct pw_loop *loop, struct spa_source *source, uint32_t mask);
 void cpw_loop_destroy_source(struct pw_loop *loop, struct spa_source *source);
 
 // MARK: - core and registry

@@ -1,0 +1,224 @@
+import PolicyCore
+
+/// Watches the MPRIS players on a session bus — `org.mpris.MediaPlayer2.*`
+/// names, their connection's process, `PlaybackStatus`, `Metadata`,
+/// `Identity`, `CanPause`/`CanPlay` — and reports a `PlayerSet` whenever
+/// it changed (docs/PLAYERS.md). Pause and Play go through it too.
+///
+/// A player is reported once its first queries are answered (or failed),
+/// so a consumer never sees one half-filled; what could not be read stays
+/// nil and is logged. Everything happens on the bus's loop.
+public final class MPRISObserver {
+    private let bus: SessionBus
+    private let log: (String) -> Void
+    private let onChange: (PlayerSet) -> Void
+    private let flatpakInfo: (Int32) -> FlatpakInfo?
+    private var matches: [BusMatch] = []
+
+    private struct Entry {
+        var player: MediaPlayer
+        /// Queries not answered yet; the player is reported at 0.
+        var pending: Int
+        /// Tells replies meant for a previous owner of the name.
+        var generation: Int
+    }
+    private var entries: [String: Entry] = [:]
+    private var generations = 0
+    private var lastReported: PlayerSet?
+
+    static let objectPath = "/org/mpris/MediaPlayer2"
+    static let propertiesInterface = "org.freedesktop.DBus.Properties"
+    static let daemon = "org.freedesktop.DBus"
+
+    /// `flatpakInfo` reads a process's Flatpak sandbox (tests replace it).
+    public init(bus: SessionBus, log: @escaping (String) -> Void,
+                flatpakInfo: @escaping (Int32) -> FlatpakInfo? = { FlatpakInfo.read(pid: $0) },
+                onChange: @escaping (PlayerSet) -> Void) {
+        self.bus = bus
+        self.log = log
+        self.flatpakInfo = flatpakInfo
+        self.onChange = onChange
+    }
+
+    /// The players reported so far.
+    public var players: PlayerSet { lastReported ?? .empty }
+
+    /// Subscribes, then lists the players already there. The matches are
+    /// queued before ListNames, and the daemon keeps order, so a player
+    /// appearing in between is seen by one or the other (or both: tracking
+    /// the same owner twice is a no-op).
+    public func start() -> Result<Void, BusCallError> {
+        let owners = bus.match(rule: "type='signal',sender='\(Self.daemon)',interface='\(Self.daemon)',"
+                               + "member='NameOwnerChanged',arg0namespace='org.mpris.MediaPlayer2'") { [weak self] signal in
+            self?.nameOwnerChanged(signal)
+        }
+        let properties = bus.match(rule: "type='signal',interface='\(Self.propertiesInterface)',"
+                                   + "member='PropertiesChanged',path='\(Self.objectPath)'") { [weak self] signal in
+            self?.propertiesChanged(signal)
+        }
+        switch (owners, properties) {
+        case (.success(let owners), .success(let properties)): matches = [owners, properties]
+        case (.failure(let error), _), (_, .failure(let error)): return .failure(error)
+        }
+        bus.call(destination: Self.daemon, path: "/org/freedesktop/DBus", interface: Self.daemon,
+                 member: "ListNames") { [weak self] result in
+            guard let self else { return }
+            switch result {
+            case .success(let body):
+                guard let names = body.first?.strings else { return log("ListNames: unexpected reply \(body)") }
+                for name in names.sorted() where MediaPlayer.isPlayerBusName(name) { lookUpOwner(of: name) }
+                report()
+            case .failure(let error):
+                log("ListNames failed: \(error)")
+            }
+        }
+        return .success(())
+    }
+
+    private func lookUpOwner(of name: String) {
+        bus.call(destination: Self.daemon, path: "/org/freedesktop/DBus", interface: Self.daemon,
+                 member: "GetNameOwner", arguments: [name]) { [weak self] result in
+            guard let self else { return }
+            switch result {
+            case .success(let body):
+                guard let owner = body.first?.string else { return log("GetNameOwner \(name): unexpected reply \(body)") }
+                track(name, owner: owner)
+            case .failure(let error):
+                // Gone between ListNames and now: NameOwnerChanged said so too.
+                log("player \(name): no owner (\(error))")
+            }
+        }
+    }
+
+    private func nameOwnerChanged(_ signal: BusSignal) {
+        guard let body = signal.body, body.count == 3, let name = body[0].string,
+              let newOwner = body[2].string else {
+            return log("NameOwnerChanged: malformed signal \(String(describing: signal.body))")
+        }
+        guard MediaPlayer.isPlayerBusName(name) else { return }
+        if newOwner.isEmpty {
+            if entries.removeValue(forKey: name) != nil { log("player \(name) left") }
+            report()
+        } else {
+            track(name, owner: newOwner)
+        }
+    }
+
+    /// Starts following `name` as owned by `owner`: its process, then both
+    /// interfaces' properties.
+    private func track(_ name: String, owner: String) {
+        if let entry = entries[name], entry.player.uniqueName == owner { return }
+        generations += 1
+        let generation = generations
+        entries[name] = Entry(player: MediaPlayer(busName: name, uniqueName: owner), pending: 3, generation: generation)
+        log("player \(name) appeared (\(owner))")
+        bus.call(destination: Self.daemon, path: "/org/freedesktop/DBus", interface: Self.daemon,
+                 member: "GetConnectionUnixProcessID", arguments: [owner]) { [weak self] result in
+            guard let self else { return }
+            update(name, generation: generation, answering: true) { player in
+                switch result {
+                case .success(let body):
+                    guard let pid = body.first?.uint32.flatMap({ Int32(exactly: $0) }) else {
+                        return log("player \(name): unexpected process id \(body)")
+                    }
+                    player.pid = pid
+                    if let info = flatpakInfo(pid) {
+                        player.flatpakAppID = info.appID
+                        player.flatpakInstanceID = info.instanceID
+                    }
+                case .failure(let error):
+                    log("player \(name): no process id (\(error))")
+                }
+            }
+        }
+        for interface in [MPRISProperties.rootInterface, MPRISProperties.playerInterface] {
+            getAll(name, owner: owner, interface: interface, generation: generation)
+        }
+    }
+
+    private func getAll(_ name: String, owner: String, interface: String, generation: Int) {
+        bus.call(destination: owner, path: Self.objectPath, interface: Self.propertiesInterface,
+                 member: "GetAll", arguments: [interface]) { [weak self] result in
+            guard let self else { return }
+            update(name, generation: generation, answering: true) { player in
+                switch result {
+                case .success(let body):
+                    guard let properties = body.first?.stringDictionary else {
+                        return log("player \(name): GetAll \(interface): unexpected reply \(body)")
+                    }
+                    apply(properties, of: interface, to: &player)
+                case .failure(let error):
+                    log("player \(name): GetAll \(interface) failed (\(error))")
+                }
+            }
+        }
+    }
+
+    private func propertiesChanged(_ signal: BusSignal) {
+        guard let sender = signal.sender else { return }
+        let names = entries.filter { $0.value.player.uniqueName == sender }.keys.sorted()
+        guard !names.isEmpty else { return }
+        guard let body = signal.body, body.count >= 2, let interface = body[0].string,
+              let changed = body[1].stringDictionary else {
+            return log("PropertiesChanged from \(sender): malformed signal \(String(describing: signal.body))")
+        }
+        let invalidated = body.count >= 3 ? body[2].strings ?? [] : []
+        for name in names {
+            guard let entry = entries[name] else { continue }
+            update(name, generation: entry.generation, answering: false) { player in
+                apply(changed, of: interface, to: &player)
+                MPRISProperties.invalidate(invalidated, of: interface, in: &player)
+            }
+            if !invalidated.isEmpty, [MPRISProperties.rootInterface, MPRISProperties.playerInterface].contains(interface) {
+                entries[name]?.pending += 1
+                getAll(name, owner: sender, interface: interface, generation: entry.generation)
+            }
+        }
+    }
+
+    private func apply(_ properties: [String: BusValue], of interface: String, to player: inout MediaPlayer) {
+        let malformed = MPRISProperties.apply(properties, of: interface, to: &player)
+        if !malformed.isEmpty {
+            log("player \(player.busName): ignored properties of the wrong type: \(malformed.joined(separator: ", "))")
+        }
+    }
+
+    /// Changes a tracked player, unless `generation` is an owner's that is gone.
+    private func update(_ name: String, generation: Int, answering: Bool, _ change: (inout MediaPlayer) -> Void) {
+        guard var entry = entries[name], entry.generation == generation else { return }
+        change(&entry.player)
+        if answering { entry.pending -= 1 }
+        entries[name] = entry
+        report()
+    }
+
+    private func report() {
+        let current = PlayerSet(entries.values.filter { $0.pending <= 0 }.map(\.player))
+        guard current != lastReported else { return }
+        lastReported = current
+        onChange(current)
+    }
+
+    // MARK: commands
+
+    /// Asks the player to pause; `completion` hears whether it answered.
+    public func pause(_ busName: String, completion: @escaping (Result<Void, BusCallError>) -> Void) {
+        command("Pause", busName, completion)
+    }
+
+    /// Asks the player to play; `completion` hears whether it answered.
+    public func play(_ busName: String, completion: @escaping (Result<Void, BusCallError>) -> Void) {
+        command("Play", busName, completion)
+    }
+
+    /// Sent to the owner we know, so a command meant for a player that
+    /// left never reaches the next owner of its name.
+    private func command(_ member: String, _ busName: String, _ completion: @escaping (Result<Void, BusCallError>) -> Void) {
+        let destination = entries[busName]?.player.uniqueName ?? busName
+        bus.call(destination: destination, path: Self.objectPath, interface: MPRISProperties.playerInterface,
+                 member: member) { [weak self] result in
+            if case .failure(let error) = result { self?.log("player \(busName): \(member) failed (\(error))") }
+            completion(result.map { _ in () })
+        }
+    }
+}

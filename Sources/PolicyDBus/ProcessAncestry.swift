@@ -1,0 +1,54 @@
+import Foundation
+import PolicyCore
+
+/// Process parents read from /proc/<pid>/stat, for matching players to
+/// streams played by a child process (docs/PLAYERS.md). A process that is
+/// gone (or unreadable) simply ends its line: the table is what could be read.
+public enum ProcessAncestry {
+    /// The parent of every pid in `pids` and of their ancestors, up to pid 1.
+    public static func table(for pids: some Sequence<Int32>, proc: String = "/proc") -> [Int32: Int32] {
+        var table: [Int32: Int32] = [:]
+        for start in pids {
+            var pid = start
+            // Bounded: a pid reused mid-walk could in theory loop.
+            for _ in 0..<64 where pid > 1 && table[pid] == nil {
+                guard let parent = parent(of: pid, proc: proc) else { break }
+                table[pid] = parent
+                pid = parent
+            }
+        }
+        return table
+    }
+
+    /// The parent of `pid`, nil when the process is gone or its stat unreadable.
+    public static func parent(of pid: Int32, proc: String = "/proc") -> Int32? {
+        guard let data = FileManager.default.contents(atPath: "\(proc)/\(pid)/stat"),
+              let line = String(data: data, encoding: .utf8) else { return nil }
+        return parentPID(statLine: line)
+    }
+
+    /// The ppid field of a /proc/<pid>/stat line: `pid (comm) state ppid …`.
+    /// comm may hold spaces and parentheses, so the fields are counted from
+    /// its last `)`.
+    public static func parentPID(statLine: String) -> Int32? {
+        guard let close = statLine.lastIndex(of: ")") else { return nil }
+        let fields = statLine[statLine.index(after: close)...].split(separator: " ", omittingEmptySubsequences: true)
+        guard fields.count >= 2 else { return nil }
+        return Int32(fields[1])
+    }
+}
+
+extension PlayerMatching {
+    /// The process ids the streams of `graph` name: what the ancestry table
+    /// is read for.
+    public static func streamProcessIDs(in graph: Graph) -> Set<Int32> {
+        var pids = Set<Int32>()
+        for node in graph.nodes.values where node.streamDirection == .playback {
+            let client = node.clientID.flatMap { graph.clients[$0] }
+            if let pid = (node.props[processIDKey] ?? client?.props[processIDKey]).flatMap({ Int32($0) }), pid > 1 {
+                pids.insert(pid)
+            }
+        }
+        return pids
+    }
+}

@@ -1,0 +1,37 @@
+import Glibc
+
+/// Why there is no session bus to talk to: a value the agent logs once and
+/// shows in `status`, never a crash (docs/PLAYERS.md).
+public enum SessionBusError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// Connecting failed (no address, no socket, refused).
+    case unavailable(address: String?, reason: String)
+    /// The connection was lost after it worked.
+    case disconnected(reason: String)
+
+    public var description: String {
+        switch self {
+        case .unavailable(let address, let reason):
+            "no session bus\(address.map { " at \($0)" } ?? ""): \(reason); players are not paused"
+        case .disconnected(let reason):
+            "session bus lost: \(reason); players are not paused"
+        }
+    }
+}
+
+/// A method call that failed: the D-Bus error's name and message, or what
+/// went wrong locally (the reply could not be read, the bus is gone).
+public struct BusCallError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var name: String
+    public var message: String
+
+    public init(name: String, message: String) {
+        self.name = name; self.message = message
+    }
+
+    public var description: String { message.isEmpty ? name : "\(name): \(message)" }
+}
+
+/// strerror for sd-bus's negative errno results.
+func errnoText(_ code: Int32) -> String {
+    String(cString: strerror(code < 0 ? -code : code))
+}
