@@ -27,6 +27,10 @@ public enum ExplainRenderer {
             let effect = PolicyEffect.of(status)
             rows.append(("Effect", [effect.map(style.effect) ?? "none: plays at full gain", "policy gain \(PolicyEffect.formatGain(status.gain))"]))
             if !status.explanation.isEmpty { rows.append(("Why", status.explanation)) }
+            if let player = status.player {
+                let name = player.identity.map { "\($0) (\(player.busName))" } ?? player.busName
+                rows.append(("Player", ["\(name): \(player.status)", "matched by \(player.matchedBy)"]))
+            }
             if !status.warnings.isEmpty { rows.append(("Warnings", status.warnings.map(style.yellow))) }
             if snapshot.pendingResumes.contains(stream.id) { rows.append(("Pending", ["a resume request the agent has not handled yet"])) }
         } else if snapshot.isRunning {

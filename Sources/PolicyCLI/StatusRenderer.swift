@@ -46,6 +46,7 @@ public enum StatusRenderer {
                              + ["(the previous configuration stays in force)"]))
             }
             rows.append(("Silent mode", [agent.silentMode ? style.magenta("on") : "off"]))
+            if let players = agent.players { rows.append(("Players", [players])) }
         } else if snapshot.isRunning {
             rows.append(("State", [style.yellow("starting") + " (its metadata exists but it has published no status yet)"]))
             rows.append(("PipeWire", ["'\(view.remote)'"]))
@@ -164,6 +165,7 @@ struct StreamRow {
         var tags = stream.status?.options ?? []
         if let mode = stream.status?.mode, mode != AudioMode.default.rawValue { tags.append(mode) }
         if stream.status?.source == ClassificationSource.override.rawValue { tags.append("override") }
+        if let player = stream.status?.player { tags.append("player=\(player.identity ?? player.busName)") }
         options = tags.joined(separator: ",")
         output = stream.status?.output.map { "→ \($0)" } ?? ""
         effect = stream.status.flatMap(PolicyEffect.of)

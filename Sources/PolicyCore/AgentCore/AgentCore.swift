@@ -19,14 +19,32 @@ public struct AgentCore: Sendable {
         }
     }
 
-    /// One look at the world: the mirrored graph, the stack beside it, the time.
+    /// One look at the world: the mirrored graph, the stack beside it, the
+    /// media players on the session bus, the time.
     public struct Observation: Sendable {
         public var graph: Graph
         /// Monotonic seconds.
         public var now: Double
         public var stack: PipeWireStack
-        public init(graph: Graph, now: Double, stack: PipeWireStack) {
-            self.graph = graph; self.now = now; self.stack = stack
+        public var players: PlayerObservation
+        public init(graph: Graph, now: Double, stack: PipeWireStack, players: PlayerObservation = .unwatched("not connected")) {
+            self.graph = graph; self.now = now; self.stack = stack; self.players = players
+        }
+    }
+
+    /// What the session bus adapter saw (docs/PLAYERS.md).
+    public enum PlayerObservation: Sendable, Equatable {
+        /// The players, and the parent of each process that plays a stream
+        /// (PlayerMatching walks up from a stream's process to a player's).
+        case watched(PlayerSet, ancestry: [Int32: Int32])
+        /// No session bus, or it went away: why, in words.
+        case unwatched(String)
+
+        var summary: String {
+            switch self {
+            case .watched(let players, _): "\(players.count) MPRIS \(players.count == 1 ? "player" : "players") on the session bus"
+            case .unwatched(let why): "not watched: \(why)"
+            }
         }
     }
 
@@ -112,7 +130,8 @@ public struct AgentCore: Sendable {
         }
         // Publish before acknowledging a resume: whoever waits for the key to
         // go must find the new status already there.
-        effects += publish(graph: graph, classified: classified, decision: decision, controls: controls)
+        effects += publish(graph: graph, classified: classified, decision: decision, controls: controls,
+                           players: observation.players)
         if graph.metadata(named: AgentProtocol.metadataName) != nil {
             for stream in controls.resumeRequests.sorted() {
                 effects.append(own(subject: stream, AgentProtocol.resumeKey, nil))
@@ -247,16 +266,23 @@ public struct AgentCore: Sendable {
     }
 
     private mutating func publish(graph: Graph, classified: [UInt32: ClassifiedStream], decision: PolicyDecision,
-                                  controls: ControlRequests) -> [AgentEffect] {
+                                  controls: ControlRequests, players: PlayerObservation) -> [AgentEffect] {
         guard graph.metadata(named: AgentProtocol.metadataName) != nil else { return [] }
         var effects: [AgentEffect] = []
         var current: [UInt32: StreamStatus] = [:]
         let sinks = EngineInputBuilder.linkedSinks(in: graph)
+        var playerOf: [UInt32: StreamStatus.Player] = [:]
+        if case .watched(let set, let ancestry) = players {
+            for (stream, match) in PlayerMatching.match(players: set, graph: graph, ancestry: ancestry) {
+                playerOf[stream] = StatusPublisher.player(match, in: set)
+            }
+        }
         for (id, stream) in classified {
             guard let node = graph.nodes[id] else { continue }
             current[id] = StatusPublisher.streamStatus(node: node, classified: stream, decision: decision.streams[id],
                                                        graph: graph, linkedSinks: sinks, memory: decision.memory,
-                                                       extraWarnings: controls.streamWarnings[id] ?? [])
+                                                       extraWarnings: controls.streamWarnings[id] ?? [],
+                                                       player: playerOf[id])
         }
         for (id, status) in current.sorted(by: { $0.key < $1.key }) where published.streams[id] != status {
             effects.append(own(subject: id, AgentProtocol.streamKey, StatusPublisher.json(status)))
@@ -268,7 +294,7 @@ public struct AgentCore: Sendable {
 
         let agent = AgentStatus(pid: identity.pid, version: identity.version, startedAt: identity.startedAt,
                                 configFiles: config.files, configError: configError, dryRun: identity.dryRun,
-                                silentMode: journal.silentMode, stack: published.stack)
+                                silentMode: journal.silentMode, stack: published.stack, players: players.summary)
         for (key, value) in [(AgentProtocol.agentKey, StatusPublisher.json(agent)),
                              (AgentProtocol.outputsKey, StatusPublisher.json(StatusPublisher.outputs(graph: graph)))]
             where published.global[key] != value {

@@ -6,7 +6,7 @@ public enum StatusPublisher {
     /// once for all the streams published.
     public static func streamStatus(node: Graph.Node, classified: ClassifiedStream, decision: StreamDecision?,
                                     graph: Graph, linkedSinks: [UInt32: UInt32], memory: EngineMemory,
-                                    extraWarnings: [String]) -> StreamStatus {
+                                    extraWarnings: [String], player: StreamStatus.Player? = nil) -> StreamStatus {
         let classification = classified.classification
         let decision = decision ?? .untouched
         let sink = linkedSinks[node.id].flatMap { graph.nodes[$0]?.name }
@@ -19,7 +19,7 @@ public enum StatusPublisher {
             warnings: classification.warnings + extraWarnings, gain: decision.gain,
             hold: decision.hold.map { hold(of: $0) }, silenced: decision.silenced,
             duckedBy: decision.duckedBy.map { StreamStatus.Ducker(session: $0.rawValue, app: appName(of: $0, memory)) },
-            output: sink, explanation: decision.explanation)
+            output: sink, explanation: decision.explanation, player: player)
     }
 
     static func hold(of reason: HoldReason) -> StreamStatus.Hold {
@@ -31,6 +31,21 @@ public enum StatusPublisher {
         case .routeLost(let output):
             StreamStatus.Hold(kind: "route-lost", resumable: false, output: output)
         }
+    }
+
+    /// A matched player as a stream's status shows it.
+    static func player(_ match: PlayerMatch, in players: PlayerSet) -> StreamStatus.Player? {
+        guard let player = players[match.busName] else { return nil }
+        let matchedBy: String
+        switch match.reason {
+        case .sameProcess(let pid): matchedBy = "same process (\(pid))"
+        case .descendant(let stream, let playerPID, let generations):
+            matchedBy = "process \(stream) descends from the player's \(playerPID) (\(generations) \(generations == 1 ? "generation" : "generations"))"
+        case .flatpakApp(let appID, let instance):
+            matchedBy = "Flatpak app \(appID)" + (instance.map { " instance \($0)" } ?? "")
+        }
+        return StreamStatus.Player(busName: player.busName, identity: player.identity, status: player.status.raw,
+                                   matchedBy: matchedBy)
     }
 
     public static func outputs(graph: Graph) -> [OutputStatus] {

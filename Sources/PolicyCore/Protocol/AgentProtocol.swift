@@ -58,10 +58,15 @@ public struct AgentStatus: Codable, Sendable, Equatable {
     /// The PipeWire and WirePlumber it runs beside (absent from agents older
     /// than this field).
     public var stack: StackStatus?
+    /// The media players it watches on the session bus, in a line
+    /// ("2 MPRIS players on the session bus", "not watched: no session bus
+    /// (…)"); absent from agents older than this field (docs/PLAYERS.md).
+    public var players: String?
     public init(pid: Int32, version: String, startedAt: String, configFiles: [String], configError: String?,
-                dryRun: Bool, silentMode: Bool, stack: StackStatus? = nil) {
+                dryRun: Bool, silentMode: Bool, stack: StackStatus? = nil, players: String? = nil) {
         self.pid = pid; self.version = version; self.startedAt = startedAt; self.configFiles = configFiles
         self.configError = configError; self.dryRun = dryRun; self.silentMode = silentMode; self.stack = stack
+        self.players = players
     }
 }
 
@@ -152,6 +157,20 @@ public struct StreamStatus: Codable, Sendable, Equatable {
         public var app: String
         public init(session: String, app: String) { self.session = session; self.app = app }
     }
+    /// The MPRIS player that controls the stream (docs/PLAYERS.md).
+    public struct Player: Codable, Sendable, Equatable {
+        /// Its well-known bus name, `org.mpris.MediaPlayer2.…`.
+        public var busName: String
+        /// Its `Identity`, when it gave one.
+        public var identity: String?
+        /// Its `PlaybackStatus` as it spells it ("Playing", "Paused", "Stopped").
+        public var status: String
+        /// How it was matched to the stream, in words.
+        public var matchedBy: String
+        public init(busName: String, identity: String?, status: String, matchedBy: String) {
+            self.busName = busName; self.identity = identity; self.status = status; self.matchedBy = matchedBy
+        }
+    }
 
     public var id: UInt32
     public var app: String
@@ -175,16 +194,18 @@ public struct StreamStatus: Codable, Sendable, Equatable {
     /// The sink it plays to, if linked.
     public var output: String?
     public var explanation: [String]
+    /// The media player that controls it; absent when none was matched.
+    public var player: Player?
 
     public init(id: UInt32, app: String, appKey: String, session: String, direction: String, state: String,
                 category: String, options: [String], mode: String, exempt: Bool, source: String, reason: String,
                 warnings: [String], gain: Double, hold: Hold?, silenced: Bool, duckedBy: [Ducker],
-                output: String?, explanation: [String]) {
+                output: String?, explanation: [String], player: Player? = nil) {
         self.id = id; self.app = app; self.appKey = appKey; self.session = session; self.direction = direction
         self.state = state; self.category = category; self.options = options; self.mode = mode
         self.exempt = exempt; self.source = source; self.reason = reason; self.warnings = warnings
         self.gain = gain; self.hold = hold; self.silenced = silenced; self.duckedBy = duckedBy
-        self.output = output; self.explanation = explanation
+        self.output = output; self.explanation = explanation; self.player = player
     }
 }
 

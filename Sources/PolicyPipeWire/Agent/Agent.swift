@@ -1,5 +1,6 @@
 import Foundation
 import PolicyCore
+import PolicyDBus
 import PolicyFiles
 #if canImport(Glibc)
 import Glibc
@@ -22,6 +23,9 @@ final class AgentContext {
     let log: Log
     let journalPath: String
     var core: AgentCore
+    /// The media players on the session bus, or why they are not watched.
+    var players: PlayerSet?
+    var playersUnwatched = "not connected yet"
 
     init(options: AgentOptions, config: LoadedConfig, log: Log) throws {
         self.options = options
@@ -53,6 +57,8 @@ public final class Agent {
     private var watcher: ConfigWatcher?
     private var reconnectTimer: LoopTimer!
     private var reconnectDelay = 0.25
+    private var bus: SessionBus?
+    private var playerObserver: MPRISObserver?
     private var shuttingDown = false
     private var log: Log { context.log }
 
@@ -78,6 +84,7 @@ public final class Agent {
             return .unavailable
         }
         reconnectTimer = loop.makeTimer { [unowned self] in self.reconnect() }
+        watchPlayers()
         watcher = ConfigWatcher(loop: loop, directories: loader.watchedDirectories) { [unowned self] in
             self.reloadConfig(.fileChanged)
         }
@@ -88,8 +95,40 @@ public final class Agent {
         return .ok
     }
 
+    /// Connects to the session bus and follows its MPRIS players; without
+    /// one the agent works as before and says so once (docs/PLAYERS.md).
+    private func watchPlayers() {
+        switch SessionBus.connect(address: context.options.environment["DBUS_SESSION_BUS_ADDRESS"], on: loop) {
+        case .failure(let error):
+            playersUnwatched(error)
+        case .success(let bus):
+            bus.onDisconnect = { [unowned self] error in self.playersUnwatched(error) }
+            let observer = MPRISObserver(bus: bus, log: { [unowned self] in self.log.info("players: \($0)") }) { [unowned self] players in
+                self.context.players = players
+                self.session?.playersChanged()
+            }
+            if case .failure(let error) = observer.start() {
+                playersUnwatched(.unavailable(address: nil, reason: "\(error)"))
+                return
+            }
+            self.bus = bus
+            playerObserver = observer
+            context.players = .empty
+            log.info("watching MPRIS players on the session bus")
+        }
+    }
+
+    private func playersUnwatched(_ error: SessionBusError) {
+        log.notice("\(error)")
+        context.players = nil
+        context.playersUnwatched = "\(error)"
+        session?.playersChanged()
+    }
+
     /// Everything on the loop goes before the loop itself.
     private func tearDown() {
+        playerObserver = nil
+        bus = nil
         session = nil
         connection = nil
         watcher = nil

@@ -1,4 +1,5 @@
 import PolicyCore
+import PolicyDBus
 
 /// The agent on one connection: the mirror observes, `AgentCore` decides,
 /// the executor acts (docs/ARCHITECTURE.md, "The control loop"). This class
@@ -11,6 +12,10 @@ final class AgentSession {
     private var reconcileTimer: LoopTimer!
     private(set) var isReady = false
     private let wirePlumberProbe = WirePlumberVersionProbe()
+    /// The parents of the processes that play streams, read from /proc when
+    /// that set of processes changes (not on every reconcile: fades run them
+    /// every 25 ms).
+    private var ancestry: (pids: Set<Int32>, table: [Int32: Int32]) = ([], [:])
 
     init(connection: Connection, context: AgentContext) throws(ActionError) {
         self.connection = connection
@@ -39,7 +44,21 @@ final class AgentSession {
     private func observe() -> AgentCore.Observation {
         let graph = mirror.graph
         return AgentCore.Observation(graph: graph, now: MonotonicClock.now,
-                                     stack: PipeWireStack.observed(in: graph, linkedLibraryVersion: wirePlumberProbe.version(pid:)))
+                                     stack: PipeWireStack.observed(in: graph, linkedLibraryVersion: wirePlumberProbe.version(pid:)),
+                                     players: observePlayers(graph))
+    }
+
+    private func observePlayers(_ graph: Graph) -> AgentCore.PlayerObservation {
+        guard let players = context.players else { return .unwatched(context.playersUnwatched) }
+        guard !players.isEmpty else { return .watched(players, ancestry: [:]) }
+        let pids = PlayerMatching.streamProcessIDs(in: graph)
+        if pids != ancestry.pids { ancestry = (pids, ProcessAncestry.table(for: pids)) }
+        return .watched(players, ancestry: ancestry.table)
+    }
+
+    /// The players changed: reconcile (coalesced like graph changes).
+    func playersChanged() {
+        if isReady, !reconcileTimer.isPending { reconcileTimer.schedule(after: 0) }
     }
 
     func reconcile() {

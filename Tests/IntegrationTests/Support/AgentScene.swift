@@ -122,8 +122,11 @@ final class AgentScene {
     /// nil (`?.hold == nil`) would pass on a failed read, so write
     /// `polledStatus(name).map { $0.hold == nil } == true`.
     func polledStatus(_ name: String) -> StreamStatus? {
-        guard let id = stream(name)?.id,
-              let json = (try? freshRead({ $0.metadata(named: AgentProtocol.metadataName)?.value(subject: id, key: AgentProtocol.streamKey) })) ?? nil
+        stream(name).flatMap { polledStatus(id: $0.id) }
+    }
+
+    func polledStatus(id: UInt32) -> StreamStatus? {
+        guard let json = (try? freshRead({ $0.metadata(named: AgentProtocol.metadataName)?.value(subject: id, key: AgentProtocol.streamKey) })) ?? nil
         else { return nil }
         return try? JSONDecoder().decode(StreamStatus.self, from: Data(json.utf8))
     }
