@@ -29,7 +29,8 @@ public enum ExplainRenderer {
             if !status.explanation.isEmpty { rows.append(("Why", status.explanation)) }
             if let player = status.player {
                 let name = player.identity.map { "\($0) (\(player.busName))" } ?? player.busName
-                rows.append(("Player", ["\(name): \(player.status)", "matched by \(player.matchedBy)"]))
+                rows.append(("Player", ["\(name): \(player.status)", "matched by \(player.matchedBy)"]
+                             + (player.pausedByAgent.map { [$0] } ?? [])))
             }
             if !status.warnings.isEmpty { rows.append(("Warnings", status.warnings.map(style.yellow))) }
             if snapshot.pendingResumes.contains(stream.id) { rows.append(("Pending", ["a resume request the agent has not handled yet"])) }

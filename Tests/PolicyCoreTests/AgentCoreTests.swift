@@ -24,25 +24,28 @@ import Testing
         effects.compactMap { if case .setMetadata(let write) = $0 { write } else { nil } }
     }
 
-    /// Music on the speakers, then a call: music held for the call.
-    func musicThenCall(dryRun: Bool = false) throws -> InMemoryDaemon {
+    /// Music (10) playing on the speakers, then stream 20 with `role`
+    /// starts, past the debounce, not reconciled yet.
+    func musicThen(_ role: String, app: String, dryRun: Bool = false, agentMetadata: Bool = true) throws -> InMemoryDaemon {
         var daemon = try InMemoryDaemon(dryRun: dryRun)
+        if !agentMetadata { daemon.graph.metadata[Graph.policyMetadataID] = nil }
         daemon.connect()
         daemon.play(10, role: "Music", app: "player")
         daemon.settle()
-        daemon.play(20, role: "Communication", app: "phone")
-        daemon.now += 1  // past the debounce
+        daemon.play(20, role: role, app: app)
+        daemon.now += 1
+        return daemon
+    }
+
+    /// Music on the speakers, then a call: music held for the call.
+    func musicThenCall(dryRun: Bool = false) throws -> InMemoryDaemon {
+        var daemon = try musicThen("Communication", app: "phone", dryRun: dryRun)
         daemon.settle()
         return daemon
     }
 
     @Test func theJournalIsSavedBeforeTheGraphActionsItRecords() throws {
-        var daemon = try InMemoryDaemon()
-        daemon.connect()
-        daemon.play(10, role: "Music", app: "player")
-        daemon.settle()
-        daemon.play(20, role: "Communication", app: "phone")
-        daemon.now += 1
+        var daemon = try musicThen("Communication", app: "phone")
         let effects = daemon.reconcile()
         let firstAction = try #require(index(effects, isGraphAction), "the call changes the music")
         let save = try #require(index(effects, isJournalSave), "a change to a stream is journaled")
@@ -163,12 +166,7 @@ import Testing
     }
 
     @Test func aFadeAsksToBeWokenAndEndsAtItsLevel() throws {
-        var daemon = try InMemoryDaemon()
-        daemon.connect()
-        daemon.play(10, role: "Music", app: "player")
-        daemon.settle()
-        daemon.play(20, role: "Navigation", app: "maps")
-        daemon.now += 1
+        var daemon = try musicThen("Navigation", app: "maps")
         daemon.reconcile()
         guard case .some(.some(let next)) = daemon.wakeUp else {
             Issue.record("a fade needs a wake-up")
@@ -220,13 +218,7 @@ import Testing
     }
 
     @Test func withoutItsMetadataTheAgentStillActsAndPublishesNothing() throws {
-        var daemon = try InMemoryDaemon()
-        daemon.graph.metadata[Graph.policyMetadataID] = nil
-        daemon.connect()
-        daemon.play(10, role: "Music", app: "player")
-        daemon.settle()
-        daemon.play(20, role: "Communication", app: "phone")
-        daemon.now += 1
+        var daemon = try musicThen("Communication", app: "phone", agentMetadata: false)
         let effects = daemon.reconcile()
         #expect(effects.contains(where: isGraphAction))
         #expect(writes(effects).isEmpty)

@@ -44,20 +44,7 @@ struct PlannerHarness {
 
     /// What the daemon (and WirePlumber) would do with the actions.
     mutating func apply(_ actions: [AgentAction]) {
-        for action in actions {
-            switch action {
-            case .setGain(let node, let gain): graph.nodes[node]?.volume = Float(gain)
-            case .destroyLink(let id): graph.links[id] = nil
-            case .link(let stream, let target):
-                if graph.nodes[stream]?.streamDirection == .capture {
-                    graph.addLink(nextLinkID, from: target, to: stream)
-                } else {
-                    graph.addLink(nextLinkID, from: stream, to: target)
-                }
-                nextLinkID += 1
-            case .setTarget: break
-            }
-        }
+        for action in actions { graph.apply(action, nextLinkID: &nextLinkID) }
     }
 
     struct Step { var time: Double; var actions: [AgentAction] }

@@ -40,6 +40,12 @@ public struct AgentCore: Sendable {
         /// No session bus, or it went away: why, in words.
         case unwatched(String)
 
+        /// Which player controls which stream; none when unwatched.
+        func matches(in graph: Graph) -> [UInt32: PlayerMatch] {
+            guard case .watched(let players, let ancestry) = self else { return [:] }
+            return PlayerMatching.match(players: players, graph: graph, ancestry: ancestry)
+        }
+
         var summary: String {
             switch self {
             case .watched(let players, _): "\(players.count) MPRIS \(players.count == 1 ? "player" : "players") on the session bus"
@@ -121,17 +127,31 @@ public struct AgentCore: Sendable {
         let plan = planner.plan(graph: graph, decisions: decision.streams, classified: classified,
                                 applied: journal.applied, now: now)
         journal.applied = plan.applied
+        let matches = observation.players.matches(in: graph)
+        var pauses = PlayerPauses.Plan(commands: [], paused: journal.pausedPlayers, reasons: [])
+        if case .watched(let players, _) = observation.players {
+            let resumed = Set(decision.events.compactMap { if case .resumed(let stream) = $0 { stream } else { nil } })
+            pauses = PlayerPauses.plan(players: players, matches: matches, decisions: decision.streams,
+                                       sessions: classified.mapValues(\.session), memory: decision.memory,
+                                       resumed: resumed, paused: journal.pausedPlayers, now: now)
+            journal.pausedPlayers = pauses.paused
+        }
         // Journal first: if we die between here and the daemon, the next start
-        // still knows what we changed.
+        // still knows what we changed and which players we paused.
         effects += save(journal)
+        // The hold first (gain 0, unlinked), then the pause: the hold is the
+        // backstop until the player says it paused.
         effects += act(plan.actions, graph: graph)
+        for (command, reason) in zip(pauses.commands, pauses.reasons) {
+            effects += identity.dryRun ? [.log(.info, "dry-run: would \(reason)")] : [.log(.info, reason), .player(command)]
+        }
         for event in decision.events {
             effects += emit(StatusPublisher.record(event, seq: 0, memory: decision.memory), graph: graph)
         }
         // Publish before acknowledging a resume: whoever waits for the key to
         // go must find the new status already there.
         effects += publish(graph: graph, classified: classified, decision: decision, controls: controls,
-                           players: observation.players)
+                           players: observation.players, matches: matches)
         if graph.metadata(named: AgentProtocol.metadataName) != nil {
             for stream in controls.resumeRequests.sorted() {
                 effects.append(own(subject: stream, AgentProtocol.resumeKey, nil))
@@ -201,6 +221,8 @@ public struct AgentCore: Sendable {
         var journal = self.journal
         journal.applied = [:]
         journal.memory = .empty  // nothing is held or ducked any more
+        // Players we paused stay paused, and remembered: the next start plays
+        // them when their interruption is over (docs/PLAYERS.md).
         effects += save(journal)
         effects.append(.wakeUp(at: nil))
         effects.append(.log(.notice, "restored \(restored) changes; every stream is as it would be without pw-policy"))
@@ -266,15 +288,16 @@ public struct AgentCore: Sendable {
     }
 
     private mutating func publish(graph: Graph, classified: [UInt32: ClassifiedStream], decision: PolicyDecision,
-                                  controls: ControlRequests, players: PlayerObservation) -> [AgentEffect] {
+                                  controls: ControlRequests, players: PlayerObservation,
+                                  matches: [UInt32: PlayerMatch]) -> [AgentEffect] {
         guard graph.metadata(named: AgentProtocol.metadataName) != nil else { return [] }
         var effects: [AgentEffect] = []
         var current: [UInt32: StreamStatus] = [:]
         let sinks = EngineInputBuilder.linkedSinks(in: graph)
         var playerOf: [UInt32: StreamStatus.Player] = [:]
-        if case .watched(let set, let ancestry) = players {
-            for (stream, match) in PlayerMatching.match(players: set, graph: graph, ancestry: ancestry) {
-                playerOf[stream] = StatusPublisher.player(match, in: set)
+        if case .watched(let set, _) = players {
+            for (stream, match) in matches {
+                playerOf[stream] = StatusPublisher.player(match, in: set, paused: journal.pausedPlayers[match.busName])
             }
         }
         for (id, stream) in classified {

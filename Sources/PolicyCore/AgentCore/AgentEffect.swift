@@ -9,6 +9,8 @@ public enum AgentEffect: Sendable, Equatable {
     case saveJournal(AgentJournal, sync: Bool)
     /// Change the graph: a gain, a link, a `target.object` request.
     case graph(AgentAction)
+    /// Pause or play a media player over MPRIS.
+    case player(PlayerCommand)
     /// Set (or, with a nil value, remove) a key of a metadata object.
     case setMetadata(MetadataWrite)
     case log(LogLevel, String)

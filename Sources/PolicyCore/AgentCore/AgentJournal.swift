@@ -15,8 +15,26 @@ public struct AgentJournal: Codable, Sendable, Equatable {
     public var applied: [UInt32: AppliedStream] = [:]
     /// The engine's memory (interruptions in progress, where streams played).
     public var memory: EngineMemory = .empty
+    /// Media players we paused, by bus name: a restart neither forgets to
+    /// play them again nor plays one we did not pause (docs/PLAYERS.md).
+    public var pausedPlayers: [String: PausedPlayer] = [:]
 
     public init() {}
+
+    private enum CodingKeys: String, CodingKey { case version, silentMode, appOverrides, applied, memory, pausedPlayers }
+
+    /// Fields added after version 1 may be missing from a journal an older
+    /// agent wrote: they take their defaults rather than making the journal
+    /// unreadable (which would lose the user's settings).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        version = try container.decode(Int.self, forKey: .version)
+        silentMode = try container.decode(Bool.self, forKey: .silentMode)
+        appOverrides = try container.decode([String: AppOverrideRequest].self, forKey: .appOverrides)
+        applied = try container.decode([UInt32: AppliedStream].self, forKey: .applied)
+        memory = try container.decode(EngineMemory.self, forKey: .memory)
+        pausedPlayers = try container.decodeIfPresent([String: PausedPlayer].self, forKey: .pausedPlayers) ?? [:]
+    }
 
     /// `$XDG_STATE_HOME/pw-policy/state.json`, else `~/.local/state/pw-policy/state.json`.
     /// Empty or relative values count as unset (the XDG base directory spec).

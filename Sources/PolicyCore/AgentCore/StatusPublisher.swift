@@ -34,7 +34,7 @@ public enum StatusPublisher {
     }
 
     /// A matched player as a stream's status shows it.
-    static func player(_ match: PlayerMatch, in players: PlayerSet) -> StreamStatus.Player? {
+    static func player(_ match: PlayerMatch, in players: PlayerSet, paused: PausedPlayer?) -> StreamStatus.Player? {
         guard let player = players[match.busName] else { return nil }
         let matchedBy: String
         switch match.reason {
@@ -44,8 +44,18 @@ public enum StatusPublisher {
         case .flatpakApp(let appID, let instance):
             matchedBy = "Flatpak app \(appID)" + (instance.map { " instance \($0)" } ?? "")
         }
+        var pausedByAgent: String?
+        if let paused, paused.owner == player.uniqueName {
+            switch (paused.state, paused.cause) {
+            case (.pausing, _): pausedByAgent = "pause sent; the hold keeps it silent until the player pauses"
+            case (.takenOver, _): pausedByAgent = "paused by pw-policy, then changed by the user: pw-policy leaves it alone"
+            case (.paused, .interruption(_, true)): pausedByAgent = "paused by pw-policy; plays again when the interruption ends"
+            case (.paused, .interruption(_, false)): pausedByAgent = "paused by pw-policy; stays paused (the interruption does not resume it)"
+            case (.paused, .routeLost): pausedByAgent = "paused by pw-policy; stays paused until 'pw-policy resume'"
+            }
+        }
         return StreamStatus.Player(busName: player.busName, identity: player.identity, status: player.status.raw,
-                                   matchedBy: matchedBy)
+                                   matchedBy: matchedBy, pausedByAgent: pausedByAgent)
     }
 
     public static func outputs(graph: Graph) -> [OutputStatus] {

@@ -167,8 +167,11 @@ public struct StreamStatus: Codable, Sendable, Equatable {
         public var status: String
         /// How it was matched to the stream, in words.
         public var matchedBy: String
-        public init(busName: String, identity: String?, status: String, matchedBy: String) {
+        /// Set when pw-policy paused it: what it does next, in words.
+        public var pausedByAgent: String?
+        public init(busName: String, identity: String?, status: String, matchedBy: String, pausedByAgent: String? = nil) {
             self.busName = busName; self.identity = identity; self.status = status; self.matchedBy = matchedBy
+            self.pausedByAgent = pausedByAgent
         }
     }
 

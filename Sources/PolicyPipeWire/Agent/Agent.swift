@@ -26,6 +26,8 @@ final class AgentContext {
     /// The media players on the session bus, or why they are not watched.
     var players: PlayerSet?
     var playersUnwatched = "not connected yet"
+    /// Pause/Play over MPRIS; nil without a session bus.
+    var sendToPlayer: ((PlayerCommand) -> Void)?
 
     init(options: AgentOptions, config: LoadedConfig, log: Log) throws {
         self.options = options
@@ -113,6 +115,14 @@ public final class Agent {
             }
             self.bus = bus
             playerObserver = observer
+            context.sendToPlayer = { [unowned observer] command in
+                // A failure is logged by the observer; the player's status
+                // (still Playing) tells the next reconcile, and the hold stays.
+                switch command {
+                case .pause(let name): observer.pause(name) { _ in }
+                case .play(let name): observer.play(name) { _ in }
+                }
+            }
             context.players = .empty
             log.info("watching MPRIS players on the session bus")
         }
@@ -121,6 +131,7 @@ public final class Agent {
     private func playersUnwatched(_ error: SessionBusError) {
         log.notice("\(error)")
         context.players = nil
+        context.sendToPlayer = nil
         context.playersUnwatched = "\(error)"
         session?.playersChanged()
     }

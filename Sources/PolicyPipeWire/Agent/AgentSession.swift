@@ -24,7 +24,8 @@ final class AgentSession {
         let actions = GraphActions(mirror: mirror)
         reconcileTimer = connection.loop.makeTimer { [unowned self] in self.reconcile() }
         executor = EffectExecutor(actions: actions, log: context.log, journalPath: context.journalPath,
-                                  wakeUpTimer: connection.loop.makeTimer { [unowned self] in self.reconcile() })
+                                  wakeUpTimer: connection.loop.makeTimer { [unowned self] in self.reconcile() },
+                                  sendToPlayer: { [unowned context] in context.sendToPlayer?($0) })
         try actions.exportMetadata(named: AgentProtocol.metadataName)
         // Debug only: the integration tests read this line to check that
         // links removed by others do not leave proxies behind (docs/TESTING.md,

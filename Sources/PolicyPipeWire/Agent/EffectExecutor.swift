@@ -11,8 +11,12 @@ final class EffectExecutor {
     private let journalPath: String
     /// Runs the control loop again when a `wakeUp` comes due.
     private let wakeUpTimer: LoopTimer
+    /// Pause/Play over MPRIS (the agent's player observer).
+    private let sendToPlayer: (PlayerCommand) -> Void
 
-    init(actions: GraphActions, log: Log, journalPath: String, wakeUpTimer: LoopTimer) {
+    init(actions: GraphActions, log: Log, journalPath: String, wakeUpTimer: LoopTimer,
+         sendToPlayer: @escaping (PlayerCommand) -> Void) {
+        self.sendToPlayer = sendToPlayer
         self.actions = actions
         self.log = log
         self.journalPath = journalPath
@@ -45,6 +49,8 @@ final class EffectExecutor {
                 } catch {
                     log.debug("setting \(write.key) of \(write.subject) in '\(write.metadata)' failed: \(error)")
                 }
+            case .player(let command):
+                sendToPlayer(command)
             case .log(let level, let text):
                 log.log(level, text)
             case .wakeUp(let time):

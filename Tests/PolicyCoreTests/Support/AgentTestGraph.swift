@@ -45,6 +45,23 @@ extension Graph {
         ports[id * 10 + 1] = Graph.Port(id: id * 10 + 1, nodeID: id, direction: .output, channel: "MONO")
     }
 
+    /// What the daemon (and WirePlumber) would do with a graph action;
+    /// `target.object` requests are the caller's (they need the metadata).
+    mutating func apply(_ action: AgentAction, nextLinkID: inout UInt32) {
+        switch action {
+        case .setGain(let node, let gain): nodes[node]?.volume = Float(gain)
+        case .destroyLink(let id): links[id] = nil
+        case .link(let stream, let target):
+            if nodes[stream]?.streamDirection == .capture {
+                addLink(nextLinkID, from: target, to: stream)
+            } else {
+                addLink(nextLinkID, from: stream, to: target)
+            }
+            nextLinkID += 1
+        case .setTarget: break
+        }
+    }
+
     /// A link from `output`'s output port to `input`'s input port.
     mutating func addLink(_ id: UInt32, from output: UInt32, to input: UInt32) {
         links[id] = Graph.Link(id: id, outputNode: output, outputPort: output * 10 + 1, inputNode: input,

@@ -12,6 +12,10 @@ struct InMemoryDaemon {
     /// Every journal the core asked to save, in order, with its sync flag.
     var saved: [(journal: AgentJournal, sync: Bool)] = []
     var logs: [(level: LogLevel, text: String)] = []
+    /// The media players on the session bus (nil: no session bus), and
+    /// every call the core made to them.
+    var players: PlayerSet?
+    var playerCommands: [PlayerCommand] = []
     /// The last wake-up asked for.
     var wakeUp: Double??
     private var nextLinkID: UInt32 = 700
@@ -31,7 +35,8 @@ struct InMemoryDaemon {
     }
 
     var observation: AgentCore.Observation {
-        AgentCore.Observation(graph: graph, now: now, stack: PipeWireStack(pipewire: nil, wirePlumber: nil))
+        AgentCore.Observation(graph: graph, now: now, stack: PipeWireStack(pipewire: nil, wirePlumber: nil),
+                              players: players.map { .watched($0, ancestry: [:]) } ?? .unwatched("no session bus"))
     }
 
     /// A playback stream with `media.role`, linked to `sink` by link `id + 100`.
@@ -80,25 +85,17 @@ struct InMemoryDaemon {
             case .log(let level, let text): logs.append((level, text))
             case .wakeUp(let time): wakeUp = .some(time)
             case .flush: break
+            case .player(let command): playerCommands.append(command)
             }
         }
         return effects
     }
 
     private mutating func perform(_ action: AgentAction) {
-        switch action {
-        case .setGain(let node, let gain): graph.nodes[node]?.volume = Float(gain)
-        case .destroyLink(let id): graph.links[id] = nil
-        case .link(let stream, let target):
-            if graph.nodes[stream]?.streamDirection == .capture {
-                graph.addLink(nextLinkID, from: target, to: stream)
-            } else {
-                graph.addLink(nextLinkID, from: stream, to: target)
-            }
-            nextLinkID += 1
-        case .setTarget(let stream, let serial):
+        if case .setTarget(let stream, let serial) = action {
             setMetadata(MetadataWrite(metadata: "default", subject: stream, key: "target.object", type: "Spa:Id", value: String(serial)))
         }
+        graph.apply(action, nextLinkID: &nextLinkID)
     }
 
     private mutating func setMetadata(_ write: MetadataWrite) {
