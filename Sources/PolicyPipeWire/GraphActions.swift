@@ -57,6 +57,33 @@ public final class GraphActions {
         if result < 0 { throw .failed("setting volume of node \(node)", code: result) }
     }
 
+    /// Suspends a node: the daemon stops scheduling it, clears its format
+    /// and reports it `suspended`; a client's stream stops being asked for
+    /// data, so the app's clock stops. On a stream that is still linked
+    /// to a running sink, or that is `node.always-process`, the daemon
+    /// starts it again at once: hold it unlinked first (docs/HOLDS.md).
+    public func suspend(node: UInt32) throws(ActionError) {
+        try send(SPA_NODE_COMMAND_Suspend, "suspending", to: node)
+    }
+
+    /// Pauses a node: the command goes to the client, whose stream stops
+    /// asking for data while the daemon still reports it `running`
+    /// (docs/HOLDS.md says why the agent prefers `suspend`).
+    public func pause(node: UInt32) throws(ActionError) {
+        try send(SPA_NODE_COMMAND_Pause, "pausing", to: node)
+    }
+
+    /// Starts a node again after `suspend` or `pause` (docs/HOLDS.md).
+    public func start(node: UInt32) throws(ActionError) {
+        try send(SPA_NODE_COMMAND_Start, "starting", to: node)
+    }
+
+    private func send(_ command: spa_node_command, _ what: String, to node: UInt32) throws(ActionError) {
+        guard let observer = mirror.nodeObserver(node) else { throw .noSuchObject(node) }
+        let result = observer.send(command: command.rawValue)
+        if result < 0 { throw .failed("\(what) node \(node)", code: result) }
+    }
+
     /// Links the output ports of `output` to the input ports of `input` with
     /// matching channels (a mono side links to every channel of the other).
     /// The links live until `unlinkCreated` or until this client disconnects,
