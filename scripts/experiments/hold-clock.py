@@ -22,11 +22,20 @@ Mechanisms (hold / undo):
                 the agent does today) / relink to speakers, volume 1
   suspend       node command Suspend / node command Start
   pause         node command Pause / node command Start
-  agent+suspend agent's hold, then Suspend / Start, relink, volume 1
+  agent+suspend agent's hold, then Suspend; during the hold, Suspend again
+                whenever the node is not `suspended` (level-triggered, as
+                the agent would) / relink, volume 1 (no Start: linking
+                starts it)
   agent+pause   agent's hold, then Pause / Start, relink, volume 1
   park          volume 0, links moved to a "parking" null sink that does not
                 drive (node.driver=false; 1.x only) / back to speakers, volume 1
   park-driver   the same with a parking null sink that drives (a plain one)
+
+--disturb does one thing halfway through each hold, to see what undoes it:
+  default-change  the default sink changes to "headphones" (WirePlumber
+                  relinks streams that follow the default)
+  user-toggle     the user pauses and plays the player (mpv only: IPC)
+  start           a node command Start from another client
 
 For each run it prints and records: the position's progress before, during
 (from 0.5 s into the hold: buffers already queued may drain first) and after
@@ -186,6 +195,16 @@ class Client:
             return None
         return None
 
+    def set_pause(self, value):
+        try:
+            with socket.socket(socket.AF_UNIX) as s:
+                s.settimeout(1)
+                s.connect(self.sock)
+                s.sendall(json.dumps({"command": ["set_property", "pause", value]}).encode() + b"\n")
+                s.recv(4096)
+        except OSError:
+            pass
+
     def stop(self):
         if self.alive():
             os.killpg(self.proc.pid, signal.SIGTERM)
@@ -247,6 +266,7 @@ class Mechanism:
     def __init__(self, name, sb, stream, workdir):
         self.name, self.sb, self.stream, self.workdir = name, sb, stream, workdir
         self.relinks = 0
+        self.resuspends = 0
         self.parking = None
         self.sink = Graph(sb.dump()).node_named("speakers")
 
@@ -304,6 +324,9 @@ class Mechanism:
     def keep(self):
         if self.name.startswith("agent") or self.name.startswith("park"):
             self.unlink(True)
+        if self.name == "agent+suspend" and Graph(self.sb.dump()).state(self.stream) not in ("suspended", "gone"):
+            self.command("Suspend")
+            self.resuspends += 1
 
     def undo(self):
         n = self.name
@@ -313,7 +336,7 @@ class Mechanism:
             self.unlink(False)
             self.sb.cmd("pw-cli", "destroy", str(self.parking))
             self.parking = None
-        if n.endswith("suspend") or n.endswith("pause"):
+        if n in ("suspend", "pause", "agent+pause"):
             self.command("Start")
         if n.startswith("agent") or n.startswith("park"):
             if not Graph(self.sb.dump()).links_of(self.stream):
@@ -321,7 +344,18 @@ class Mechanism:
             self.volume(1.0)
 
 
-def one_run(client_kind, mechanism, hold_seconds, wav, workdir):
+def disturb(kind, sb, client, stream):
+    if kind == "default-change":
+        sb.cmd("pw-metadata", "0", "default.configured.audio.sink", '{ "name": "headphones" }', "Spa:String:JSON")
+    elif kind == "user-toggle" and client.kind.startswith("mpv"):
+        client.set_pause(True)
+        time.sleep(0.3)
+        client.set_pause(False)
+    elif kind == "start":
+        sb.cmd("pw-cli", "send-command", str(stream), "Start", "{}")
+
+
+def one_run(client_kind, mechanism, hold_seconds, wav, workdir, disturbance="none"):
     sb = Sandbox()
     result = {"client": client_kind, "mechanism": mechanism}
     client = None
@@ -342,7 +376,11 @@ def one_run(client_kind, mechanism, hold_seconds, wav, workdir):
         m.hold()
         states = set()
         p_settled = None
+        disturbed = disturbance == "none"
         while time.time() - start < hold_seconds:
+            if not disturbed and time.time() - start >= hold_seconds / 2:
+                disturb(disturbance, sb, client, stream)
+                disturbed = True
             m.keep()
             g = Graph(sb.dump())
             states.add(g.state(stream))
@@ -355,6 +393,7 @@ def one_run(client_kind, mechanism, hold_seconds, wav, workdir):
         result["state_during"] = sorted(states)
         result["links_during"] = len(Graph(sb.dump()).links_of(stream))
         result["relinks"] = m.relinks
+        result["resuspends"] = m.resuspends
         result["during_total"] = None if None in (p0, p1) else p1 - p0
         result["during"] = None if None in (p_settled, p1) else (p1 - p_settled) / (t1 - t_settled)
         result["alive_during"] = client.alive()
@@ -390,6 +429,7 @@ def main():
     ap.add_argument("--clients", default="mpv-pw,mpv-pulse,pw-play,paplay")
     ap.add_argument("--mechanisms", default="none,agent,suspend,pause,agent+suspend,agent+pause,park,park-driver")
     ap.add_argument("--hold", type=float, default=5.0)
+    ap.add_argument("--disturb", default="none", choices=["none", "default-change", "user-toggle", "start"])
     ap.add_argument("--json")
     args = ap.parse_args()
     stack = run(os.path.join(ROOT, "scripts", "install-deps"), "--which").stdout.strip()
@@ -397,20 +437,23 @@ def main():
     workdir = tempfile.mkdtemp(prefix="hold-clock.")
     wav = os.path.join(tempfile.gettempdir(), "hold-clock-tone.wav")
     make_wav(wav)
-    print(f"# stack {stack} ({version}); hold {args.hold:.0f} s; rates are media seconds per second")
-    cols = ["client", "mechanism", "before", "during", "during_total", "state_during", "relinks",
+    print(f"# stack {stack} ({version}); hold {args.hold:.0f} s; disturbance {args.disturb}; "
+          "rates are media seconds per second")
+    cols = ["client", "mechanism", "before", "during", "during_total", "state_during", "relinks", "resuspends",
             "links_during", "after", "audio_after", "state_after", "alive_after"]
     print("\t".join(cols), flush=True)
     results = []
     for c in args.clients.split(","):
         for m in args.mechanisms.split(","):
-            r = one_run(c, m, args.hold, wav, workdir)
+            r = one_run(c, m, args.hold, wav, workdir, args.disturb)
             r["stack"] = stack
+            r["disturbance"] = args.disturb
             results.append(r)
             print("\t".join(fmt(r.get(k)) for k in cols) + (f"\t{r['error']}" if "error" in r else ""), flush=True)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"stack": stack, "version": version, "hold": args.hold, "results": results}, f, indent=1)
+            json.dump({"stack": stack, "version": version, "hold": args.hold, "disturbance": args.disturb,
+                       "results": results}, f, indent=1)
 
 
 if __name__ == "__main__":
