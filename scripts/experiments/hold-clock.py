@@ -95,10 +95,17 @@ class Sandbox:
         return subprocess.run(args, capture_output=True, text=True, env=self.env, timeout=timeout)
 
     def dump(self):
+        text = self.cmd("pw-dump").stdout or "[]"
         try:
-            return json.loads(self.cmd("pw-dump").stdout or "[]")
+            return json.loads(text)
         except json.JSONDecodeError:
-            return []
+            # pw-dump 1.4.2 prints a param it has no name for as a bare
+            # `[ ]` inside an object (seen on a sink once a pulse client
+            # played on it): drop those entries.
+            try:
+                return json.loads(re.sub(r",\s*\[\s*\]", "", text))
+            except json.JSONDecodeError:
+                return []
 
     def stop(self):
         run(SANDBOX, "stop", self.dir, timeout=30)
@@ -355,9 +362,17 @@ def disturb(kind, sb, client, stream):
         sb.cmd("pw-cli", "send-command", str(stream), "Start", "{}")
 
 
+def installed_stack():
+    return run(os.path.join(ROOT, "scripts", "install-deps"), "--which").stdout.strip()
+
+
 def one_run(client_kind, mechanism, hold_seconds, wav, workdir, disturbance="none"):
+    # The stack is shared: when it is switched during a run, the run is void.
+    stack_before = installed_stack()
     sb = Sandbox()
     result = {"client": client_kind, "mechanism": mechanism}
+    daemon = re.search(r'version: "([^"]+)"', sb.cmd("pw-cli", "info", "0").stdout)
+    result["daemon"] = daemon.group(1) if daemon else None
     client = None
     try:
         before = Graph(sb.dump()).streams()
@@ -411,6 +426,8 @@ def one_run(client_kind, mechanism, hold_seconds, wav, workdir, disturbance="non
         if client:
             client.stop()
         sb.stop()
+        if installed_stack() != stack_before:
+            result["error"] = f"the stack changed during the run (was {stack_before}): void"
     return result
 
 
@@ -432,14 +449,14 @@ def main():
     ap.add_argument("--disturb", default="none", choices=["none", "default-change", "user-toggle", "start"])
     ap.add_argument("--json")
     args = ap.parse_args()
-    stack = run(os.path.join(ROOT, "scripts", "install-deps"), "--which").stdout.strip()
+    stack = installed_stack()
     version = run("pw-cli", "--version").stdout.strip().splitlines()[-1]
     workdir = tempfile.mkdtemp(prefix="hold-clock.")
     wav = os.path.join(tempfile.gettempdir(), "hold-clock-tone.wav")
     make_wav(wav)
     print(f"# stack {stack} ({version}); hold {args.hold:.0f} s; disturbance {args.disturb}; "
           "rates are media seconds per second")
-    cols = ["client", "mechanism", "before", "during", "during_total", "state_during", "relinks", "resuspends",
+    cols = ["daemon", "client", "mechanism", "before", "during", "during_total", "state_during", "relinks", "resuspends",
             "links_during", "after", "audio_after", "state_after", "alive_after"]
     print("\t".join(cols), flush=True)
     results = []
