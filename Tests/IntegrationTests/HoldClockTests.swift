@@ -98,7 +98,7 @@ extension TimingSensitiveSuites {
             #expect(held < 0.05, "mpv's position moved \(held) s in 2 s suspended again")
         }
 
-        @Test func startingASuspendedUnlinkedStreamRestartsItsClockUnseen() throws {
+        @Test func aStartOnASuspendedUnlinkedStreamIsNotSeenInTheGraph() throws {
             // Why a release relinks and never sends Start: the daemon passes
             // Start straight to the client and the graph still says
             // suspended. PipeWire 1.x then plays again, unseen; 0.3.65
