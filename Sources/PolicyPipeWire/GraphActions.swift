@@ -57,11 +57,12 @@ public final class GraphActions {
         if result < 0 { throw .failed("setting volume of node \(node)", code: result) }
     }
 
-    /// Suspends a node: the daemon stops scheduling it, clears its format
-    /// and reports it `suspended`; a client's stream stops being asked for
-    /// data, so the app's clock stops. On a stream that is still linked
-    /// to a running sink, or that is `node.always-process`, the daemon
-    /// starts it again at once: hold it unlinked first (docs/HOLDS.md).
+    /// Suspends a node: the daemon deactivates its links, clears its
+    /// format and reports it `suspended`, and the client's stream stops
+    /// asking for data, so the app's clock stops, `node.always-process`
+    /// or not. A stream still linked is started again at once: unlink it
+    /// first. Linking it again starts it; `start` is not needed, and on a
+    /// suspended stream it restarts the client unseen (docs/HOLDS.md).
     public func suspend(node: UInt32) throws(ActionError) {
         try send(SPA_NODE_COMMAND_Suspend, "suspending", to: node)
     }
@@ -73,7 +74,9 @@ public final class GraphActions {
         try send(SPA_NODE_COMMAND_Pause, "pausing", to: node)
     }
 
-    /// Starts a node again after `suspend` or `pause` (docs/HOLDS.md).
+    /// Sends a node the command Start, which undoes `pause`. The daemon
+    /// passes it to the client without changing the state it reports
+    /// (docs/HOLDS.md).
     public func start(node: UInt32) throws(ActionError) {
         try send(SPA_NODE_COMMAND_Start, "starting", to: node)
     }
