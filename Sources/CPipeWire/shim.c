@@ -66,6 +66,10 @@ int cpw_node_add_listener(struct pw_node *node, struct spa_hook *hook, const str
 int cpw_node_subscribe_params(struct pw_node *node, uint32_t *ids, uint32_t n_ids) {
     return pw_node_subscribe_params(node, ids, n_ids);
 }
+int cpw_node_send_command(struct pw_node *node, uint32_t command_id) {
+    struct spa_command command = SPA_NODE_COMMAND_INIT(command_id);
+    return pw_node_send_command(node, &command);
+}
 int cpw_device_add_listener(struct pw_device *device, struct spa_hook *hook, const struct pw_device_events *events, void *data) {
     return pw_device_add_listener(device, hook, events, data);
 }

@@ -36,6 +36,10 @@ int cpw_client_add_listener(struct pw_client *client, struct spa_hook *hook, con
 int cpw_link_add_listener(struct pw_link *link, struct spa_hook *hook, const struct pw_link_events *events, void *data);
 int cpw_node_add_listener(struct pw_node *node, struct spa_hook *hook, const struct pw_node_events *events, void *data);
 int cpw_node_subscribe_params(struct pw_node *node, uint32_t *ids, uint32_t n_ids);
+/// pw_node_send_command with the command SPA_NODE_COMMAND_INIT(command_id)
+/// builds (SPA_NODE_COMMAND_Suspend, _Pause, _Start, …): the macro that
+/// makes the command cannot be imported either.
+int cpw_node_send_command(struct pw_node *node, uint32_t command_id);
 int cpw_device_add_listener(struct pw_device *device, struct spa_hook *hook, const struct pw_device_events *events, void *data);
 int cpw_device_subscribe_params(struct pw_device *device, uint32_t *ids, uint32_t n_ids);
 /// Returns the seq the param events of this enumeration carry (an async result), or a negative errno.

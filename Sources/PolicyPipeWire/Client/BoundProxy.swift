@@ -78,6 +78,11 @@ final class NodeObserver: BoundProxy {
     func setVolume(_ volume: Float) -> Int32 {
         cpw_node_set_props_volume(proxy, volume)
     }
+
+    /// Sends the node command `id` (`SPA_NODE_COMMAND_Suspend`, …).
+    func send(command id: UInt32) -> Int32 {
+        cpw_node_send_command(proxy, id)
+    }
 }
 
 final class DeviceObserver: BoundProxy {

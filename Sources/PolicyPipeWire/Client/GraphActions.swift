@@ -59,6 +59,36 @@ public final class GraphActions {
         if result < 0 { throw .failed("setting volume of node \(node)", code: result) }
     }
 
+    /// Suspends a node: the daemon deactivates its links, clears its
+    /// format and reports it `suspended`, and the client's stream stops
+    /// asking for data, so the app's clock stops, `node.always-process`
+    /// or not. A stream still linked is started again at once: unlink it
+    /// first. Linking it again starts it; `start` is not needed, and on a
+    /// suspended stream it restarts the client unseen (docs/HOLDS.md).
+    public func suspend(node: UInt32) throws(ActionError) {
+        try send(SPA_NODE_COMMAND_Suspend, "suspending", to: node)
+    }
+
+    /// Pauses a node: the command goes to the client, whose stream stops
+    /// asking for data while the daemon still reports it `running`
+    /// (docs/HOLDS.md says why the agent prefers `suspend`).
+    public func pause(node: UInt32) throws(ActionError) {
+        try send(SPA_NODE_COMMAND_Pause, "pausing", to: node)
+    }
+
+    /// Sends a node the command Start, which undoes `pause`. The daemon
+    /// passes it to the client without changing the state it reports
+    /// (docs/HOLDS.md).
+    public func start(node: UInt32) throws(ActionError) {
+        try send(SPA_NODE_COMMAND_Start, "starting", to: node)
+    }
+
+    private func send(_ command: spa_node_command, _ what: String, to node: UInt32) throws(ActionError) {
+        guard let observer = mirror.nodeObserver(node) else { throw .noSuchObject(node) }
+        let result = observer.send(command: command.rawValue)
+        if result < 0 { throw .failed("\(what) node \(node)", code: result) }
+    }
+
     /// Links the output ports of `output` to the input ports of `input` with
     /// matching channels (a mono side links to every channel of the other).
     /// The links live until this client disconnects,

@@ -1,0 +1,78 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A real mpv playing a file in a sandbox, with no config, no scripts (so
+/// no MPRIS) and its JSON IPC server on a socket: its playback position is
+/// the app's clock the hold tests watch (docs/HOLDS.md).
+final class MPVPlayer {
+    let process: Command.Background
+    let socketPath: String
+
+    /// `output` is mpv's `--ao`: "pipewire" (a stream with
+    /// node.always-process) or "pulse" (through pipewire-pulse).
+    init(sandbox: Sandbox, file: String, output: String, name: String = "mpv") throws {
+        socketPath = sandbox.path("\(name).sock")
+        process = try sandbox.spawn(["mpv", "--no-config", "--no-video", "--load-scripts=no", "--ao=\(output)",
+                                     "--input-ipc-server=\(socketPath)", file],
+                                    stderr: sandbox.path("\(name).stderr"))
+    }
+
+    func stop() { process.stop() }
+    deinit { stop() }
+
+    /// `time-pos` in seconds, or nil when mpv does not answer (yet).
+    func position() -> Double? {
+        guard let reply = request(#"{"command":["get_property","time-pos"]}"#),
+              reply["error"] as? String == "success" else { return nil }
+        return reply["data"] as? Double
+    }
+
+    /// Sets an mpv property (as a person would, e.g. `pause`); true on success.
+    @discardableResult
+    func set(_ property: String, to value: Bool) -> Bool {
+        request(#"{"command":["set_property","\#(property)",\#(value)]}"#)?["error"] as? String == "success"
+    }
+
+    /// Sends one IPC command and returns its reply (mpv's event lines,
+    /// which carry no "error", are skipped).
+    private func request(_ line: String) -> [String: Any]? {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 1, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let capacity = MemoryLayout.size(ofValue: address.sun_path)
+        guard socketPath.utf8.count < capacity else { return nil }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: socketPath.utf8)
+            raw[socketPath.utf8.count] = 0
+        }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard connected == 0 else { return nil }
+        let bytes = Array((line + "\n").utf8)
+        guard write(fd, bytes, bytes.count) == bytes.count else { return nil }
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = read(fd, &buffer, buffer.count)
+            if count <= 0 { return nil }
+            received += buffer[0..<count]
+            while let newline = received.firstIndex(of: UInt8(ascii: "\n")) {
+                let reply = Data(received[..<newline])
+                received.removeSubrange(...newline)
+                if let object = try? JSONSerialization.jsonObject(with: reply) as? [String: Any],
+                   object["error"] != nil {
+                    return object
+                }
+            }
+        }
+    }
+}
