@@ -27,6 +27,11 @@ public enum ExplainRenderer {
             let effect = PolicyEffect.of(status)
             rows.append(("Effect", [effect.map(style.effect) ?? "none: plays at full gain", "policy gain \(PolicyEffect.formatGain(status.gain))"]))
             if !status.explanation.isEmpty { rows.append(("Why", status.explanation)) }
+            switch status.hold?.app {
+            case "stopped": rows.append(("App", ["stopped while held: it plays on from there when released"]))
+            case "running": rows.append(("App", [style.yellow("keeps running while held: what it plays meanwhile is lost")]))
+            default: break
+            }
             if let player = status.player {
                 let name = player.identity.map { "\($0) (\(player.busName))" } ?? player.busName
                 rows.append(("Player", ["\(name): \(player.status)", "matched by \(player.matchedBy)"]

@@ -41,3 +41,200 @@ import Testing
         #expect(scene.log.components(separatedBy: "no session bus").count - 1 == 1, "said once; log:\n\(scene.log)")
     }
 }
+
+/// What a person sees with a real mpv (and the mpv-mpris plugin) while the
+/// agent runs: paused on unplug and during a call, played again after the
+/// call or on `pw-policy resume`, never started otherwise (docs/PLAYERS.md).
+extension TimingSensitiveSuites {
+    @Suite(.serialized) struct AgentPausesRealPlayersTests {
+        /// mpv's MPRIS `PlaybackStatus`, as playerctl reads it on the sandbox's bus.
+        func playbackStatus(_ scene: AgentScene) -> String? {
+            guard let result = try? scene.sandbox.run(["playerctl", "-p", "mpv", "status"]), result.status == 0 else { return nil }
+            return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+
+        /// mpv's stream and its published status once the agent matched mpv to it.
+        func mpvStream(_ scene: AgentScene, status: String = "Playing") -> (id: UInt32, status: StreamStatus)? {
+            var found: (UInt32, StreamStatus)?
+            _ = scene.sandbox.wait(timeout: 10) {
+                scene.client.pump(0.05)
+                guard let node = scene.client.graph.streams.first(where: { $0.props["application.name"] == "mpv" || $0.props["application.process.binary"] == "mpv" }),
+                      let published = scene.polledStatus(id: node.id), published.player?.status == status else { return false }
+                found = (node.id, published)
+                return true
+            }
+            return found
+        }
+
+        /// How far mpv's position moves in `seconds`.
+        func moved(_ mpv: MPVPlayer, in seconds: Double, _ scene: AgentScene) throws -> Double {
+            let start = try #require(mpv.position())
+            scene.client.pump(seconds)
+            return try #require(mpv.position()) - start
+        }
+
+        @Test(arguments: ["pipewire", "pulse"])
+        func unplugPausesMpvAndResumePlaysItOnTheSpeakers(output: String) throws {
+            let scene = try AgentScene(pulse: output == "pulse", toneSeconds: 60)
+            let mpv = try MPVPlayer(sandbox: scene.sandbox, file: scene.tone, output: output, mpris: true, device: "headphones")
+            defer { mpv.stop() }
+            let (id, _) = try #require(mpvStream(scene), "the agent never matched mpv; log:\n\(scene.log.suffix(3000))")
+            #expect(scene.client.wait { graph in graph.linkedSinkNames(of: id) == ["headphones"] })
+            let headphones = try #require(scene.client.node(named: "headphones"))
+            try scene.sandbox.run(["pw-cli", "destroy", String(headphones.id)])
+            let paused = scene.sandbox.wait(timeout: 5) { scene.client.pump(0.05); return playbackStatus(scene) == "Paused" }
+            #expect(paused, "mpv says \(playbackStatus(scene) ?? "nothing"); log:\n\(scene.log.suffix(3000))")
+            let status = try #require(mpvStream(scene, status: "Paused")?.status)
+            #expect(status.hold?.kind == "route-lost")
+            #expect(status.player?.pausedByAgent == "paused by pw-policy; stays paused until 'pw-policy resume'")
+            #expect(try moved(mpv, in: 1.5, scene) < 0.1, "the position stands still")
+            #expect(scene.client.graph.linkedSinkNames(of: id).isEmpty, "nothing plays to the speakers")
+
+            let resume = try scene.cli(["resume", String(id)])
+            #expect(resume.status == 0, "\(resume.stderr)")
+            let playing = scene.sandbox.wait(timeout: 5) { scene.client.pump(0.05); return playbackStatus(scene) == "Playing" }
+            #expect(playing, "mpv says \(playbackStatus(scene) ?? "nothing") after resume")
+            #expect(scene.client.wait { graph in graph.linkedSinkNames(of: id) == ["speakers"] })
+            #expect(try moved(mpv, in: 1.0, scene) > 0.7, "it plays on")
+        }
+
+        @Test func aCallPausesMpvAndItsEndPlaysItFromWhereItStopped() throws {
+            let scene = try AgentScene(toneSeconds: 60)
+            let mpv = try MPVPlayer(sandbox: scene.sandbox, file: scene.tone, output: "pipewire", mpris: true)
+            defer { mpv.stop() }
+            let (id, _) = try #require(mpvStream(scene))
+            let call = try scene.play("call", role: "Communication")
+            let paused = scene.sandbox.wait(timeout: 5) { scene.client.pump(0.05); return playbackStatus(scene) == "Paused" }
+            #expect(paused, "mpv says \(playbackStatus(scene) ?? "nothing"); log:\n\(scene.log.suffix(3000))")
+            #expect(scene.polledStatus(id: id)?.hold?.kind == "interrupted")
+            let stoppedAt = try #require(mpv.position())
+            scene.client.pump(1.5)
+            #expect(try #require(mpv.position()) - stoppedAt < 0.1, "the position stands still during the call")
+            call.stop()
+            let playing = scene.sandbox.wait(timeout: 5) { scene.client.pump(0.05); return playbackStatus(scene) == "Playing" }
+            #expect(playing, "mpv says \(playbackStatus(scene) ?? "nothing") after the call; log:\n\(scene.log.suffix(3000))")
+            let resumedAt = try #require(mpv.position())
+            #expect(resumedAt - stoppedAt < 1.0, "it plays from where it stopped (\(stoppedAt) s, now \(resumedAt) s)")
+            #expect(try moved(mpv, in: 1.0, scene) > 0.7)
+        }
+
+        @Test func mpvTheUserPausedBeforeTheCallStaysPausedAfterIt() throws {
+            let scene = try AgentScene(toneSeconds: 60)
+            let mpv = try MPVPlayer(sandbox: scene.sandbox, file: scene.tone, output: "pipewire", mpris: true)
+            defer { mpv.stop() }
+            _ = try #require(mpvStream(scene))
+            #expect(mpv.set("pause", to: true))
+            // Until the agent knows: mpv-mpris reports a change up to ~0.1 s
+            // after it happened (docs/PLAYERS.md, "What is not known").
+            #expect(mpvStream(scene, status: "Paused") != nil, "the agent never saw mpv paused")
+            let call = try scene.play("call", role: "Communication")
+            scene.client.pump(1.5)
+            call.stop()
+            scene.client.pump(2.0)
+            #expect(playbackStatus(scene) == "Paused", "never started by the agent")
+            #expect(!scene.log.contains("play org.mpris.MediaPlayer2.mpv"), "log:\n\(scene.log.suffix(3000))")
+        }
+
+        @Test func mpvWithoutMPRISOnItsNativeOutputIsHeldWithItsClockStopped() throws {
+            let scene = try AgentScene(toneSeconds: 60)
+            let mpv = try MPVPlayer(sandbox: scene.sandbox, file: scene.tone, output: "pipewire", device: "headphones")
+            defer { mpv.stop() }
+            var stream: Graph.Node? { scene.client.graph.streams.first { $0.props["node.always-process"] == "true" } }
+            #expect(scene.client.wait { graph in stream.map { graph.linkedSinkNames(of: $0.id) == ["headphones"] } ?? false })
+            let id = try #require(stream?.id)
+            #expect(scene.waitUntilAgentSees(id: id, runningOn: "headphones"))
+            let headphones = try #require(scene.client.node(named: "headphones"))
+            try scene.sandbox.run(["pw-cli", "destroy", String(headphones.id)])
+            let stopped = scene.sandbox.wait(timeout: 5) {
+                scene.client.pump(0.05)
+                return scene.polledStatus(id: id)?.hold?.app == "stopped"
+            }
+            #expect(stopped, "\(String(describing: scene.polledStatus(id: id)?.hold)); log:\n\(scene.log.suffix(3000))")
+            #expect(scene.client.graph.nodes[id]?.state == .suspended)
+            #expect(try moved(mpv, in: 2.0, scene) < 0.1, "the app's clock stands still while held")
+            let explain = try scene.cli(["explain", String(id)])
+            #expect(explain.stdout.contains("stopped while held"), "\(explain.stdout)")
+            #expect(try scene.cli(["resume", String(id)]).status == 0)
+            #expect(scene.client.wait { graph in graph.linkedSinkNames(of: id) == ["speakers"] })
+            #expect(try moved(mpv, in: 1.0, scene) > 0.7, "released: it plays on")
+        }
+    }
+
+    /// What mpv cannot show, with our own test player (Tests/TestPlayer).
+    @Suite(.serialized) struct AgentPausesTestPlayersTests {
+        func status(_ scene: AgentScene, of player: TestPlayer) -> String? {
+            let name = player.busName.replacingOccurrences(of: "org.mpris.MediaPlayer2.", with: "")
+            guard let result = try? scene.sandbox.run(["playerctl", "-p", name, "status"]), result.status == 0 else { return nil }
+            return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+
+        func start(_ scene: AgentScene, _ name: String, _ options: [String] = []) throws -> (TestPlayer, UInt32) {
+            let player = try TestPlayer(sandbox: scene.sandbox, name: name, options: options + ["-P", "{ media.role = Music }"]) {
+                scene.client.pump(0.05)
+            }
+            var id: UInt32?
+            let matched = scene.sandbox.wait(timeout: 10) {
+                scene.client.pump(0.05)
+                id = scene.client.graph.streams.first { $0.name == player.nodeName }?.id
+                return id.flatMap { scene.polledStatus(id: $0)?.player?.busName } == player.busName
+            }
+            #expect(matched, "the agent never matched \(player.busName); log:\n\(scene.log.suffix(2000))")
+            return (player, try #require(id))
+        }
+
+        func position(_ scene: AgentScene, _ player: TestPlayer) throws -> UInt64 {
+            try #require(player.position(sandbox: scene.sandbox) { scene.client.pump(0.05) })
+        }
+
+        @Test func aStreamFromAChildProcessPausesItsParentsPlayer() throws {
+            let scene = try AgentScene()
+            let (player, id) = try start(scene, "child", ["--child"])
+            #expect(player.streamPID != player.pid, "the stream comes from another process")
+            #expect(scene.polledStatus(id: id)?.player?.matchedBy.hasPrefix("process \(player.streamPID) descends from the player's \(player.pid)") == true)
+            let call = try scene.play("call", role: "Communication")
+            #expect(scene.sandbox.wait(timeout: 5) { scene.client.pump(0.05); return status(scene, of: player) == "Paused" })
+            let frozen = try position(scene, player)
+            scene.client.pump(1.0)
+            #expect(try position(scene, player) == frozen, "the child's stream stands still")
+            call.stop()
+            #expect(scene.sandbox.wait(timeout: 5) { scene.client.pump(0.05); return status(scene, of: player) == "Playing" })
+            scene.client.pump(1.0)
+            #expect(try position(scene, player) > frozen, "it plays on after the call")
+        }
+
+        @Test func aPlayerThatIgnoresPauseIsHeldStillAndNeverPlayed() throws {
+            let scene = try AgentScene()
+            let (player, id) = try start(scene, "deaf", ["--ignore-pause"])
+            let call = try scene.play("call", role: "Communication")
+            let backstop = scene.sandbox.wait(timeout: 5) {
+                scene.client.pump(0.05)
+                return scene.polledStatus(id: id)?.player?.pausedByAgent?.hasPrefix("pause sent") == true
+                    && scene.client.graph.nodes[id]?.state == .suspended
+            }
+            #expect(backstop, "\(String(describing: scene.polledStatus(id: id))); log:\n\(scene.log.suffix(2000))")
+            #expect(status(scene, of: player) == "Playing", "it says it plays on")
+            #expect(scene.client.graph.links(from: id).isEmpty && scene.client.graph.nodes[id]?.volume == 0)
+            let frozen = try position(scene, player)
+            scene.client.pump(1.0)
+            #expect(try position(scene, player) == frozen, "held and suspended: its clock stands still anyway")
+            call.stop()
+            #expect(scene.client.wait { graph in !graph.links(from: id).isEmpty }, "released after the call")
+            #expect(!scene.log.contains("play \(player.busName)"), "never played: it never paused")
+        }
+
+        @Test func aPlayerThatVanishesWhenPausedIsForgotten() throws {
+            let scene = try AgentScene()
+            let (player, id) = try start(scene, "gone", ["--vanish-on-pause"])
+            let call = try scene.play("call", role: "Communication")
+            #expect(scene.sandbox.wait(timeout: 5) { !player.process.isRunning }, "it exits on Pause")
+            #expect(scene.client.wait { graph in graph.nodes[id] == nil })
+            call.stop()
+            scene.client.pump(1.5)
+            #expect(scene.agent?.isRunning == true)
+            #expect(scene.log.contains("pause \(player.busName)") && !scene.log.contains("play \(player.busName)"),
+                    "log:\n\(scene.log.suffix(2000))")
+            let journal = try String(contentsOfFile: scene.sandbox.path("state/pw-policy/state.json"), encoding: .utf8)
+            #expect(!journal.contains(player.busName), "forgotten: \(journal)")
+        }
+    }
+}

@@ -253,17 +253,45 @@ func hold() -> StreamDecision {
         #expect(plan.actions == [.setGain(node: 10, gain: 0), .destroyLink(50)])
     }
 
-    @Test func heldStreamStaysUnlinkedAndQuiet() {
+    @Test func heldStreamStaysUnlinkedQuietAndSuspended() {
         var harness = PlannerHarness.standard()
         harness.run([10: hold()])
         harness.now += 0.5
+        // Unlinked now: suspended, which stops its client's clock (docs/HOLDS.md).
+        #expect(harness.run([10: hold()]).actions == [.suspend(node: 10)])
+        harness.now += 0.5
         #expect(harness.run([10: hold()]).actions.isEmpty)
-        // WirePlumber relinks it (the default sink changed): unlinked again, no gain change.
+        // WirePlumber relinks it (the default sink changed), which starts it:
+        // unlinked again, no gain change, then suspended again.
         harness.graph.addLink(77, from: 10, to: 2)
+        harness.graph.nodes[10]?.state = .running
         harness.now += 0.5
         let plan = harness.run([10: hold()])
         #expect(plan.actions == [.destroyLink(77)])
-        #expect(plan.nextTick == nil)
+        #expect(harness.run([10: hold()]).actions == [.suspend(node: 10)])
+        #expect(harness.run([10: hold()]).nextTick == nil)
+    }
+
+    @Test func aSuspendNotReportedBackIsResentAfterAWhile() {
+        var harness = PlannerHarness.standard()
+        harness.graph.links[50] = nil
+        let start = harness.now
+        #expect(harness.run([10: hold()], daemonApplies: false).actions.contains(.suspend(node: 10)))
+        harness.graph.nodes[10]?.volume = 0
+        harness.now = start + 0.125
+        let early = harness.run([10: hold()], daemonApplies: false)
+        #expect(!early.actions.contains(.suspend(node: 10)), "not sent again at once")
+        #expect(early.nextTick == start + ReconcilePlanner.resuspendAfter, "a tick to check again")
+        harness.now = start + 0.25
+        #expect(harness.run([10: hold()], daemonApplies: false).actions.contains(.suspend(node: 10)))
+    }
+
+    @Test func aHeldCaptureStreamIsNotSuspended() {
+        var harness = PlannerHarness.standard()
+        harness.addStream(11, direction: .capture, category: .record)
+        harness.run([11: hold()])
+        harness.now += 0.5
+        #expect(!harness.run([11: hold()]).actions.contains(.suspend(node: 11)))
     }
 
     @Test func holdDuringAFadeStopsTheFade() {
@@ -284,9 +312,9 @@ func hold() -> StreamDecision {
         #expect(harness.run([10: hold()], daemonApplies: false).actions.first == .setGain(node: 10, gain: 0))
         harness.graph.links[50] = nil
         harness.now += 0.5
-        #expect(harness.run([10: hold()], daemonApplies: false).actions.isEmpty)
+        #expect(harness.run([10: hold()], daemonApplies: false).actions == [.suspend(node: 10)])
         harness.now += 0.5
-        #expect(harness.run([10: hold()], daemonApplies: false).actions == [.setGain(node: 10, gain: 0)])
+        #expect(harness.run([10: hold()], daemonApplies: false).actions == [.setGain(node: 10, gain: 0), .suspend(node: 10)])
     }
 
     // MARK: release

@@ -10,6 +10,7 @@ enum ActionDescription {
         case .destroyLink(let link): return "destroy link \(link)"
         case .link(let stream, let target): return "link \(name(stream)) to \(name(target))"
         case .setTarget(let stream, let serial): return "move \(name(stream)) to the node with serial \(serial)"
+        case .suspend(let node): return "suspend \(name(node))"
         }
     }
 

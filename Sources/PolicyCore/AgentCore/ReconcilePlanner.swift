@@ -7,6 +7,10 @@ public enum AgentAction: Sendable, Equatable {
     case link(stream: UInt32, to: UInt32)
     /// Ask WirePlumber to move a stream: `target.object` in the default metadata.
     case setTarget(stream: UInt32, targetSerial: UInt64)
+    /// Send an unlinked held stream the node command `Suspend`: it stops
+    /// its client's clock, `node.always-process` streams included
+    /// (docs/HOLDS.md). Linking it again starts it.
+    case suspend(node: UInt32)
 }
 
 /// What the agent knows of one stream it manages: the state it must restore
@@ -29,6 +33,9 @@ public struct AppliedStream: Sendable, Equatable, Codable {
     /// The node it was linked to when we held it (its sink, or source for a
     /// capture stream): where a release puts it back if that still exists.
     public var heldFrom: UInt32?
+    /// When we last sent the held stream `Suspend` (optional: journals
+    /// written before it read as never).
+    public var suspendedAt: Double?
 
     public init(serial: UInt64?, commandedGain: Double? = nil, commandedAt: Double = 0, confirmed: Bool = true,
                 held: Bool = false, ramp: GainRamp? = nil, routedTo: UInt64? = nil) {
@@ -67,6 +74,9 @@ public struct ReconcilePlanner: Sendable {
     }
 
     static let epsilon = 0.002
+    /// A `Suspend` not reported back as `suspended` within this time is sent
+    /// again (the daemon answers within a graph cycle or two).
+    static let resuspendAfter = 0.2
 
     public func plan(graph: Graph, decisions: [UInt32: StreamDecision], classified: [UInt32: ClassifiedStream],
                      applied previous: [UInt32: AppliedStream], now: Double) -> Plan {
@@ -111,11 +121,22 @@ public struct ReconcilePlanner: Sendable {
                     actions.append(.destroyLink(link.id))
                 }
                 stream.held = true
+                // Once unlinked (a linked stream would start again at once),
+                // and again whenever it runs anyway (the user played it, a
+                // relink came and went): docs/HOLDS.md.
+                if links.isEmpty, node.streamDirection == .playback, node.state != .suspended {
+                    if stream.suspendedAt.map({ now - $0 >= Self.resuspendAfter }) ?? true {
+                        actions.append(.suspend(node: node.id))
+                        stream.suspendedAt = now
+                    }
+                    tick(stream.suspendedAt! + Self.resuspendAfter)
+                }
             } else {
                 if stream.held {
                     actions += relink(node, decision: decision, heldFrom: stream.heldFrom, graph: graph)
                     stream.heldFrom = nil
                     stream.held = false
+                    stream.suspendedAt = nil
                     if decision.gain >= Self.epsilon {
                         stream.ramp = GainRamp(from: 0, to: decision.gain, start: now, duration: fadeUp)
                     }
@@ -207,6 +228,7 @@ public struct ReconcilePlanner: Sendable {
             actions += relink(node, decision: nil, heldFrom: state.heldFrom, graph: graph)
             state.heldFrom = nil
             state.held = false
+            state.suspendedAt = nil
         }
         if (state.commandedGain ?? 1) != 1 || commandLost(state, now: now) {
             actions += command(&state, gain: 1, node: node, now: now)

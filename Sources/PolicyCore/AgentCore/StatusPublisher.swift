@@ -17,7 +17,11 @@ public enum StatusPublisher {
             mode: classification.mode.rawValue, exempt: classification.exempt,
             source: classification.source.rawValue, reason: classification.reason,
             warnings: classification.warnings + extraWarnings, gain: decision.gain,
-            hold: decision.hold.map { hold(of: $0) }, silenced: decision.silenced,
+            hold: decision.hold.map { reason in
+                var hold = hold(of: reason)
+                hold.app = node.state == .running ? "running" : "stopped"
+                return hold
+            }, silenced: decision.silenced,
             duckedBy: decision.duckedBy.map { StreamStatus.Ducker(session: $0.rawValue, app: appName(of: $0, memory)) },
             output: sink, explanation: decision.explanation, player: player)
     }

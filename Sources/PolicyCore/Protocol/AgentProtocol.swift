@@ -148,8 +148,14 @@ public struct StreamStatus: Codable, Sendable, Equatable {
         public var resumable: Bool
         /// The output that went away (route-lost).
         public var output: String?
-        public init(kind: String, by: String? = nil, byApp: String? = nil, resumable: Bool, output: String? = nil) {
+        /// Whether the app's clock stands still while held: "stopped" (its
+        /// stream is suspended or idle) or "running" (it plays on into
+        /// nothing: what it plays meanwhile is lost; docs/HOLDS.md).
+        public var app: String?
+        public init(kind: String, by: String? = nil, byApp: String? = nil, resumable: Bool, output: String? = nil,
+                    app: String? = nil) {
             self.kind = kind; self.by = by; self.byApp = byApp; self.resumable = resumable; self.output = output
+            self.app = app
         }
     }
     public struct Ducker: Codable, Sendable, Equatable {

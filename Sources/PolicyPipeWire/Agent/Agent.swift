@@ -106,6 +106,9 @@ public final class Agent {
         case .success(let bus):
             bus.onDisconnect = { [unowned self] error in self.playersUnwatched(error) }
             let observer = MPRISObserver(bus: bus, log: { [unowned self] in self.log.info("players: \($0)") }) { [unowned self] players in
+                for player in players.sorted where self.context.players?[player.busName]?.status != player.status {
+                    self.log.debug("player \(player.busName): \(player.status)")
+                }
                 self.context.players = players
                 self.session?.playersChanged()
             }

@@ -74,6 +74,8 @@ final class EffectExecutor {
             } else {
                 try actions.link(output: stream, to: target, linger: true)
             }
+        case .suspend(let node):
+            try actions.suspend(node: node)
         case .setTarget(let stream, let serial):
             try actions.setMetadata(named: "default", subject: stream, key: "target.object",
                                     type: "Spa:Id", value: String(serial))

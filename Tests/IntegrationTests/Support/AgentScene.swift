@@ -156,8 +156,12 @@ final class AgentScene {
     /// so it took it for a paused player and rightly did not hold it.
     @discardableResult
     func waitUntilAgentSees(_ name: String, runningOn output: String, timeout: Double = 5) -> Bool {
+        stream(name).map { waitUntilAgentSees(id: $0.id, runningOn: output, timeout: timeout) } ?? false
+    }
+
+    func waitUntilAgentSees(id: UInt32, runningOn output: String, timeout: Double = 5) -> Bool {
         client.wait(timeout: timeout) { _ in
-            self.polledStatus(name).map { $0.state == "running" && $0.output == output } == true
+            self.polledStatus(id: id).map { $0.state == "running" && $0.output == output } == true
         }
     }
 

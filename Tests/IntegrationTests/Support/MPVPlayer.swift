@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -11,12 +12,20 @@ final class MPVPlayer {
     let socketPath: String
 
     /// `output` is mpv's `--ao`: "pipewire" (a stream with
-    /// node.always-process) or "pulse" (through pipewire-pulse).
-    init(sandbox: Sandbox, file: String, output: String, name: String = "mpv") throws {
+    /// node.always-process) or "pulse" (through pipewire-pulse). `mpris`
+    /// loads the mpv-mpris plugin (the player on the sandbox's session
+    /// bus); `device` is a sink's node name.
+    init(sandbox: Sandbox, file: String, output: String, name: String = "mpv", mpris: Bool = false,
+         device: String? = nil) throws {
         socketPath = sandbox.path("\(name).sock")
-        process = try sandbox.spawn(["mpv", "--no-config", "--no-video", "--load-scripts=no", "--ao=\(output)",
-                                     "--input-ipc-server=\(socketPath)", file],
-                                    stderr: sandbox.path("\(name).stderr"))
+        var arguments = ["mpv", "--no-config", "--no-video", "--ao=\(output)", "--input-ipc-server=\(socketPath)"]
+        if mpris {
+            arguments.append("--script=\(try #require(MPV.mprisPlugin, "mpv-mpris is not installed"))")
+        } else {
+            arguments.append("--load-scripts=no")
+        }
+        if let device { arguments.append("--audio-device=\(output)/\(device)") }
+        process = try sandbox.spawn(arguments + [file], stderr: sandbox.path("\(name).stderr"))
     }
 
     func stop() { process.stop() }

@@ -81,22 +81,28 @@ final class TestPlayer {
     let streamPID: Int32
     let nodeName: String
 
-    init(scene: PlayerScene, name: String, options: [String] = []) throws {
-        let outputPath = scene.sandbox.path("player-\(name).out")
+    convenience init(scene: PlayerScene, name: String, options: [String] = []) throws {
+        try self.init(sandbox: scene.sandbox, name: name, options: options) { scene.pump(0.05) }
+    }
+
+    /// `pump` runs the caller's loop while waiting for the player.
+    init(sandbox: Sandbox, name: String, options: [String] = [], pump: () -> Void) throws {
+        let outputPath = sandbox.path("player-\(name).out")
         self.outputPath = outputPath
-        let process = try Command.Background([TestPlayer.binary, "-r", scene.sandbox.remote, "--name", name] + options,
-                                             environment: scene.sandbox.environment, input: true,
-                                             stdout: outputPath, stderr: scene.sandbox.path("player-\(name).err"))
+        let process = try Command.Background([TestPlayer.binary, "-r", sandbox.remote, "--name", name] + options,
+                                             environment: sandbox.environment, input: true,
+                                             stdout: outputPath, stderr: sandbox.path("player-\(name).err"))
         self.process = process
         nodeName = "pw-policy-test-player.\(name)"
         var ready: [Substring]?
-        scene.wait(timeout: 10) { _, _ in
+        _ = sandbox.wait(timeout: 10) {
+            pump()
             ready = TestPlayer.lines(outputPath).first { $0.hasPrefix("ready ") }?.split(separator: " ")
             return ready != nil || !process.isRunning
         }
         // "ready bus NAME pid PID stream-pid PID"
         guard let ready, ready.count == 7, let pid = Int32(ready[4]), let streamPID = Int32(ready[6]) else {
-            throw TestPlayerError.notReady(TestPlayer.lines(outputPath) + TestPlayer.lines(scene.sandbox.path("player-\(name).err")))
+            throw TestPlayerError.notReady(TestPlayer.lines(outputPath) + TestPlayer.lines(sandbox.path("player-\(name).err")))
         }
         busName = String(ready[2])
         self.pid = pid
@@ -111,10 +117,15 @@ final class TestPlayer {
 
     /// Frames played so far, as the player counts them.
     func position(scene: PlayerScene) -> UInt64? {
+        position(sandbox: scene.sandbox) { scene.pump(0.05) }
+    }
+
+    func position(sandbox: Sandbox, pump: () -> Void) -> UInt64? {
         let before = lines.count
         process.send(["position"])
         var value: UInt64?
-        scene.wait(timeout: 5) { _, _ in
+        _ = sandbox.wait(timeout: 5) {
+            pump()
             value = lines.dropFirst(before).last { $0.hasPrefix("position ") }.flatMap { UInt64($0.dropFirst(9)) }
             return value != nil
         }

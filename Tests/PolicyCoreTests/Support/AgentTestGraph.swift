@@ -58,6 +58,7 @@ extension Graph {
                 addLink(nextLinkID, from: stream, to: target)
             }
             nextLinkID += 1
+        case .suspend(let node): nodes[node]?.state = .suspended
         case .setTarget: break
         }
     }
