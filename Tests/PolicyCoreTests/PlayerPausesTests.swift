@@ -12,8 +12,8 @@ import Testing
     /// Music (stream 10, process 500) controlled by mpv (pid 500), playing
     /// and settled; the session bus watched.
     func musicWithPlayer(status: PlaybackStatus = .playing, on sink: UInt32 = 1,
-                         journal: AgentJournal = AgentJournal()) throws -> InMemoryDaemon {
-        var daemon = try InMemoryDaemon(journal: journal)
+                         journal: AgentJournal = AgentJournal(), resumeOnReturn: Bool = false) throws -> InMemoryDaemon {
+        var daemon = try InMemoryDaemon(journal: journal, resumeOnReturn: resumeOnReturn)
         daemon.players = PlayerSet([MediaPlayer(busName: Self.mpv, uniqueName: ":1.5", pid: 500, identity: "mpv",
                                                 status: status, canPause: true, canPlay: true)])
         daemon.connect()
@@ -92,13 +92,47 @@ import Testing
         #expect(daemon.playerCommands == [.pause(busName: Self.mpv)])
     }
 
-    @Test func headphonesOutPauseAndOnlyResumePlays() throws {
-        var daemon = try musicWithPlayer(on: 2)
-        daemon.graph.nodes[2] = nil  // unplugged: moved to the speakers
+    /// Music on the headphones (2) with mpv playing it; the headphones unplugged
+    /// (WirePlumber moves the music to the speakers), the agent settled.
+    func headphonesPulled(resumeOnReturn: Bool = false) throws -> InMemoryDaemon {
+        var daemon = try musicWithPlayer(on: 2, resumeOnReturn: resumeOnReturn)
+        daemon.graph.nodes[2] = nil
         daemon.graph.links[110] = nil
         daemon.graph.addLink(111, from: 10, to: 1)
         daemon.now += 1
         daemon.settle()
+        return daemon
+    }
+
+    @Test(arguments: [false, true])
+    func headphonesBackWithinTheWindowPlayOnlyWithResumeOnReturn(resumeOnReturn: Bool) throws {
+        var daemon = try headphonesPulled(resumeOnReturn: resumeOnReturn)
+        answer(&daemon, .paused)
+        daemon.now += 5
+        daemon.graph.addSink(2, name: "headphones", props: ["device.form-factor": "headphones"])
+        daemon.settle()
+        if resumeOnReturn {
+            #expect(daemon.playerCommands == [.pause(busName: Self.mpv), .play(busName: Self.mpv)])
+            #expect(daemon.graph.links(from: 10).map(\.inputNode) == [2], "back where it played")
+            #expect(daemon.status(10)?.hold == nil)
+        } else {
+            #expect(daemon.playerCommands == [.pause(busName: Self.mpv)], "stays paused")
+            #expect(daemon.status(10)?.hold?.kind == "route-lost")
+        }
+    }
+
+    @Test func headphonesBackAfterTheWindowLeaveItPaused() throws {
+        var daemon = try headphonesPulled(resumeOnReturn: true)
+        answer(&daemon, .paused)
+        daemon.now += 31
+        daemon.graph.addSink(2, name: "headphones", props: ["device.form-factor": "headphones"])
+        daemon.settle()
+        #expect(daemon.playerCommands == [.pause(busName: Self.mpv)])
+        #expect(daemon.status(10)?.hold?.kind == "route-lost")
+    }
+
+    @Test func headphonesOutPauseAndOnlyResumePlays() throws {
+        var daemon = try headphonesPulled()
         #expect(daemon.status(10)?.hold?.kind == "route-lost")
         #expect(daemon.playerCommands == [.pause(busName: Self.mpv)])
         answer(&daemon, .paused)

@@ -53,13 +53,13 @@ import Testing
 
     @Test(arguments: [
         (HoldReason.interrupted(by: phone, app: "Phone", resumable: true),
-         StreamStatus.Hold(kind: "interrupted", by: phone.rawValue, byApp: "Phone", resumable: true)),
+         StreamStatus.Hold(kind: "interrupted", by: phone.rawValue, byApp: "Phone", resumable: true, app: "running")),
         (.interrupted(by: phone, app: "Phone", resumable: false),
-         StreamStatus.Hold(kind: "interrupted", by: phone.rawValue, byApp: "Phone", resumable: false)),
+         StreamStatus.Hold(kind: "interrupted", by: phone.rawValue, byApp: "Phone", resumable: false, app: "running")),
         (.waiting(for: radio, app: "Radio"),
-         StreamStatus.Hold(kind: "waiting", by: radio.rawValue, byApp: "Radio", resumable: true)),
+         StreamStatus.Hold(kind: "waiting", by: radio.rawValue, byApp: "Radio", resumable: true, app: "running")),
         (.routeLost(output: "headphones"),
-         StreamStatus.Hold(kind: "route-lost", resumable: false, output: "headphones")),
+         StreamStatus.Hold(kind: "route-lost", resumable: false, output: "headphones", app: "running")),
     ])
     func holdKinds(_ reason: HoldReason, _ expected: StreamStatus.Hold) {
         let graph = Self.graph()
@@ -69,6 +69,18 @@ import Testing
         #expect(status.hold == expected)
         #expect(status.hold?.kind == reason.kind.rawValue)
         #expect(status.gain == 0)
+    }
+
+    /// Whether the held app stands still is what its node says: suspended or
+    /// idle (not scheduled) is stopped; running plays on into nothing.
+    @Test(arguments: [(Graph.NodeState.suspended, "stopped"), (.idle, "stopped"), (.running, "running")])
+    func aHoldSaysWhetherTheAppStandsStill(_ state: Graph.NodeState, _ app: String) {
+        var graph = Self.graph()
+        graph.nodes[10]?.state = state
+        let status = StatusPublisher.streamStatus(node: graph.nodes[10]!, classified: testClassified(10),
+                                                  decision: StreamDecision(gain: 0, hold: .routeLost(output: "headphones")),
+                                                  graph: graph, memory: Self.memory, extraWarnings: [])
+        #expect(status.hold?.app == app)
     }
 
     @Test func silencedStatus() {
@@ -189,7 +201,7 @@ import Testing
         let positions = keys.map { first.range(of: $0 + ":")?.lowerBound }
         #expect(positions.allSatisfy { $0 != nil })
         #expect(positions.compactMap { $0 } == positions.compactMap { $0 }.sorted())
-        #expect(first.contains(#""hold":{"kind":"route-lost","output":"headphones","resumable":false}"#))
+        #expect(first.contains(#""hold":{"app":"running","kind":"route-lost","output":"headphones","resumable":false}"#))
     }
 
     @Test func eventJSONLeavesOutMissingFields() {

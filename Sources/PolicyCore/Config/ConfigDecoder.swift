@@ -22,6 +22,8 @@ public struct ConfigDecoder: Sendable {
     public static let settingKeys = [
         "duck.level", "fade.down-ms", "fade.up-ms", "debounce-ms", "default.category", "default.options", "inference",
     ]
+    /// Settings added later: a configuration without them keeps working.
+    public static let optionalSettingKeys = ["route.resume-on-return", "route.resume-on-return-ms"]
     public static let categoryTraitKeys = ["mixable", "silenced-in-silent-mode"]
     public static let interactionKeys = ["active", "incoming", "action", "level", "resumable", "why"]
     public static let selectorKeys = ["category", "options", "without-options", "mixable", "mode"]
@@ -31,6 +33,7 @@ public struct ConfigDecoder: Sendable {
 
     static let fadeRange = 0...10_000
     static let debounceRange = 0...60_000
+    static let resumeWindowRange = 0...3_600_000
 }
 
 private final class DecodeRun {
@@ -55,7 +58,8 @@ private final class DecodeRun {
     }
 
     func settings(_ value: SPAJSON) -> Settings? {
-        guard let members = object(value, in: "settings", allowed: ConfigDecoder.settingKeys) else { return nil }
+        guard let members = object(value, in: "settings", allowed: ConfigDecoder.settingKeys + ConfigDecoder.optionalSettingKeys)
+        else { return nil }
         func setting(_ key: String) -> SPAJSON? {
             members[key]?.value
         }
@@ -69,11 +73,16 @@ private final class DecodeRun {
         let defaultCategory = setting("default.category").flatMap { category($0, "default.category") }
         let defaultOptions = setting("default.options").flatMap { options($0, "default.options") }
         let inference = setting("inference").flatMap { bool($0, "inference") }
-        guard let duckLevel, let fadeDown, let fadeUp, let debounce, let defaultCategory, let defaultOptions, let inference else {
+        let resumeOnReturn = setting("route.resume-on-return").map { bool($0, "route.resume-on-return") } ?? false
+        let resumeWindow = setting("route.resume-on-return-ms")
+            .map { integer($0, "route.resume-on-return-ms", ConfigDecoder.resumeWindowRange) } ?? 30_000
+        guard let duckLevel, let fadeDown, let fadeUp, let debounce, let defaultCategory, let defaultOptions, let inference,
+              let resumeOnReturn, let resumeWindow else {
             return nil
         }
         return Settings(duckLevel: duckLevel, fadeDownMs: fadeDown, fadeUpMs: fadeUp, debounceMs: debounce,
-                        defaultCategory: defaultCategory, defaultOptions: defaultOptions, inference: inference)
+                        defaultCategory: defaultCategory, defaultOptions: defaultOptions, inference: inference,
+                        resumeOnReturn: resumeOnReturn, resumeOnReturnMs: resumeWindow)
     }
 
     func categories(_ value: SPAJSON) -> [Category: CategoryTraits]? {

@@ -34,12 +34,19 @@ public struct Settings: Sendable, Equatable {
     public var defaultOptions: Set<PolicyOption>
     /// Whether built-in inference (docs/CLASSIFICATION.md, step 4) runs at all.
     public var inference: Bool
+    /// A stream held because its output went away plays again (its player
+    /// too) when that output comes back within `resumeOnReturnMs`
+    /// (docs/POLICY.md, "Route changes"); off: it stays held until resumed.
+    public var resumeOnReturn: Bool
+    public var resumeOnReturnMs: Int
 
     public init(duckLevel: Double, fadeDownMs: Int, fadeUpMs: Int, debounceMs: Int,
-                defaultCategory: Category, defaultOptions: Set<PolicyOption>, inference: Bool = true) {
+                defaultCategory: Category, defaultOptions: Set<PolicyOption>, inference: Bool = true,
+                resumeOnReturn: Bool = false, resumeOnReturnMs: Int = 30_000) {
         self.duckLevel = duckLevel; self.fadeDownMs = fadeDownMs; self.fadeUpMs = fadeUpMs
         self.debounceMs = debounceMs; self.defaultCategory = defaultCategory
         self.defaultOptions = defaultOptions; self.inference = inference
+        self.resumeOnReturn = resumeOnReturn; self.resumeOnReturnMs = resumeOnReturnMs
     }
 }
 

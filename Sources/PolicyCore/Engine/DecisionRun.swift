@@ -25,8 +25,11 @@ struct DecisionRun {
     /// Per stream: the output where the user switched ports under it, now
     /// or in an earlier decision, while it still plays there.
     var portPickedOn: [String?] = []
-    /// Per stream: the user asked to resume it and it was held.
+    /// Per stream: the user asked to resume it and it was held (or its lost
+    /// output came back, with `route.resume-on-return`).
     var resumeRequested: [Bool] = []
+    /// Per stream: the output that came back for it (`route.resume-on-return`).
+    var returnedTo: [UInt32?] = []
     /// Per stream: `memory.streams[id]`, looked up once.
     var rememberedStreams: [EngineMemory.StreamMemory?] = []
 

@@ -194,6 +194,9 @@ public struct EngineMemory: Sendable, Equatable, Codable {
         /// plays there: `explain` says why it was not held. Nil in journals
         /// written before ports were followed.
         public var portPickedOn: String?
+        /// When the route was lost (nil in journals written before
+        /// `route.resume-on-return`).
+        public var routeLostAt: Double?
         public init(lastOutput: UInt32? = nil, lastOutputPrivate: Bool = false,
                     lastOutputName: String? = nil, routeLost: Bool = false, portPickedOn: String? = nil) {
             self.lastOutput = lastOutput; self.lastOutputPrivate = lastOutputPrivate

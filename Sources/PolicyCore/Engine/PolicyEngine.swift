@@ -62,6 +62,7 @@ extension DecisionRun {
             if let preference = streams[index].classification.preferredTarget {
                 decision.preferredTarget = preferredTarget(preference, matchers: &matchers)
             }
+            if let back = returnedTo[index] { decision.preferredTarget = back }
             guard sessions[sessionIndex].takesPart else {
                 decision.explanation = Self.audioProcessingLines
                 decisions[id] = decision

@@ -68,6 +68,7 @@ extension DecisionRun {
         forgetRoute = Array(repeating: false, count: streams.count)
         portPickedOn = Array(repeating: nil, count: streams.count)
         resumeRequested = Array(repeating: false, count: streams.count)
+        returnedTo = Array(repeating: nil, count: streams.count)
         rememberedStreams = Array(repeating: nil, count: streams.count)
 
         for index in streams.indices {
@@ -85,6 +86,11 @@ extension DecisionRun {
                 // playing, and playing on would leak to the speakers.
                 if resumeRequested[index] {
                     forgetRoute[index] = true
+                } else if let back = returnedOutput(remembered) {
+                    // route.resume-on-return: as if the user resumed it, there.
+                    forgetRoute[index] = true
+                    resumeRequested[index] = true
+                    returnedTo[index] = back
                 } else {
                     routeLost[index] = remembered.lastOutputName ?? "output \(remembered.lastOutput ?? 0)"
                 }
@@ -112,6 +118,16 @@ extension DecisionRun {
         }
     }
 
+    /// The private output a route-lost stream played to, when it is back
+    /// within the window of `route.resume-on-return` (the same node name:
+    /// the headphones port of the same sink, or headphones plugged again).
+    private func returnedOutput(_ remembered: EngineMemory.StreamMemory) -> UInt32? {
+        let settings = config.settings
+        guard settings.resumeOnReturn, let lostAt = remembered.routeLostAt,
+              now - lostAt <= Double(settings.resumeOnReturnMs) / 1000, let name = remembered.lastOutputName else { return nil }
+        return privateOutputs.sorted().first { outputs[$0]?.name == name }
+    }
+
     /// The session was active at the last decision (memory keeps only active
     /// sessions) or plays now: unplugging often idles its stream at the same time.
     private func wasPlaying(_ session: Int) -> Bool {
@@ -133,9 +149,11 @@ extension DecisionRun {
             // Frozen while held: WirePlumber may already have moved it to the speakers.
             remembered.routeLost = true
             remembered.lastOutputName = remembered.lastOutputName ?? lostOutput
+            remembered.routeLostAt = remembered.routeLostAt ?? now
             return remembered
         }
         remembered.routeLost = false
+        remembered.routeLostAt = nil
         remembered.portPickedOn = portPickedOn[index]
         if let output = streams[index].output {
             remembered.lastOutput = output

@@ -22,8 +22,10 @@ struct InMemoryDaemon {
 
     /// The shipped defaults; speakers (1, default), headphones (2), a mic (3);
     /// the agent's metadata exported (empty) and WirePlumber's `default`.
-    init(dryRun: Bool = false, journal: AgentJournal = AgentJournal()) throws {
-        let config = LoadedConfig(config: DefaultPolicyConfig.config, files: ["/etc/pw-policy/pw-policy.conf"],
+    init(dryRun: Bool = false, journal: AgentJournal = AgentJournal(), resumeOnReturn: Bool = false) throws {
+        var policy = DefaultPolicyConfig.config
+        policy.settings.resumeOnReturn = resumeOnReturn
+        let config = LoadedConfig(config: policy, files: ["/etc/pw-policy/pw-policy.conf"],
                                   merged: SPAJSON(.object([]), at: SourcePosition(file: "test", line: 1, column: 1)))
         core = try AgentCore(identity: .init(pid: 42, version: "test", startedAt: "2026-11-22T00:00:00Z", dryRun: dryRun),
                              config: config, journal: journal)
