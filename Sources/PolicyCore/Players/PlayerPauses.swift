@@ -109,7 +109,7 @@ public enum PlayerPauses {
             case .routeLost(let output): cause = .routeLost(output: output)
             }
             plan.commands.append(.pause(busName: name))
-            plan.reasons.append("pause \(name): stream \(held.stream) is held (\(describe(cause)))")
+            plan.reasons.append("pause \(name): stream \(held.stream) is held (\(describe(cause, memory: memory)))")
             plan.paused[name] = PausedPlayer(owner: player.uniqueName, cause: cause, state: .pausing,
                                              session: session, since: now)
         }
@@ -132,9 +132,10 @@ public enum PlayerPauses {
         return memory.sessions[by] != nil
     }
 
-    static func describe(_ cause: PausedPlayer.Cause) -> String {
+    static func describe(_ cause: PausedPlayer.Cause, memory: EngineMemory) -> String {
         switch cause {
-        case .interruption(let by, let resumable): "interrupted by \(by.rawValue)\(resumable ? ", resumes after it" : "")"
+        case .interruption(let by, let resumable):
+            "interrupted by \"\(StatusPublisher.appName(of: by, memory))\"\(resumable ? ", resumes after it" : "")"
         case .routeLost(let output): "\(output) went away"
         }
     }
