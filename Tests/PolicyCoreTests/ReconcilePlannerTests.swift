@@ -253,11 +253,15 @@ func hold() -> StreamDecision {
         #expect(plan.actions == [.setGain(node: 10, gain: 0), .destroyLink(50)])
     }
 
-    @Test func heldStreamStaysUnlinkedQuietAndSuspended() {
+    @Test func heldStreamStaysUnlinkedQuietAndSuspendedIfItRunsOn() {
         var harness = PlannerHarness.standard()
         harness.run([10: hold()])
+        // Unlinked, and still running (node.always-process): suspended once it
+        // stayed unlinked a moment, which stops its client's clock (docs/HOLDS.md).
+        let unlinked = harness.run([10: hold()])
+        #expect(unlinked.actions.isEmpty)
+        #expect(unlinked.nextTick == harness.now + ReconcilePlanner.unlinkedBeforeSuspend)
         harness.now += 0.5
-        // Unlinked now: suspended, which stops its client's clock (docs/HOLDS.md).
         #expect(harness.run([10: hold()]).actions == [.suspend(node: 10)])
         harness.now += 0.5
         #expect(harness.run([10: hold()]).actions.isEmpty)
@@ -266,15 +270,29 @@ func hold() -> StreamDecision {
         harness.graph.addLink(77, from: 10, to: 2)
         harness.graph.nodes[10]?.state = .running
         harness.now += 0.5
-        let plan = harness.run([10: hold()])
-        #expect(plan.actions == [.destroyLink(77)])
+        #expect(harness.run([10: hold()]).actions == [.destroyLink(77)])
+        harness.run([10: hold()])
+        harness.now += 0.5
         #expect(harness.run([10: hold()]).actions == [.suspend(node: 10)])
         #expect(harness.run([10: hold()]).nextTick == nil)
+    }
+
+    @Test func aHeldStreamThatGoesIdleIsNotSuspended() {
+        var harness = PlannerHarness.standard()
+        harness.run([10: hold()])
+        harness.graph.nodes[10]?.state = .idle  // no links, no driver: not scheduled
+        harness.run([10: hold()])
+        harness.now += 1
+        let plan = harness.run([10: hold()])
+        #expect(plan.actions.isEmpty)
+        #expect(plan.nextTick == nil)
     }
 
     @Test func aSuspendNotReportedBackIsResentAfterAWhile() {
         var harness = PlannerHarness.standard()
         harness.graph.links[50] = nil
+        harness.run([10: hold()], daemonApplies: false)
+        harness.now += 0.5
         let start = harness.now
         #expect(harness.run([10: hold()], daemonApplies: false).actions.contains(.suspend(node: 10)))
         harness.graph.nodes[10]?.volume = 0
@@ -311,10 +329,11 @@ func hold() -> StreamDecision {
         harness.run([10: gain(1)])
         #expect(harness.run([10: hold()], daemonApplies: false).actions.first == .setGain(node: 10, gain: 0))
         harness.graph.links[50] = nil
+        harness.graph.nodes[10]?.state = .idle
         harness.now += 0.5
-        #expect(harness.run([10: hold()], daemonApplies: false).actions == [.suspend(node: 10)])
+        #expect(harness.run([10: hold()], daemonApplies: false).actions.isEmpty)
         harness.now += 0.5
-        #expect(harness.run([10: hold()], daemonApplies: false).actions == [.setGain(node: 10, gain: 0), .suspend(node: 10)])
+        #expect(harness.run([10: hold()], daemonApplies: false).actions == [.setGain(node: 10, gain: 0)])
     }
 
     // MARK: release

@@ -33,8 +33,9 @@ public struct AppliedStream: Sendable, Equatable, Codable {
     /// The node it was linked to when we held it (its sink, or source for a
     /// capture stream): where a release puts it back if that still exists.
     public var heldFrom: UInt32?
-    /// When we last sent the held stream `Suspend` (optional: journals
-    /// written before it read as never).
+    /// Since when the held stream has had no links, and when we last sent
+    /// it `Suspend` (optional: journals written before them read as never).
+    public var unlinkedSince: Double?
     public var suspendedAt: Double?
 
     public init(serial: UInt64?, commandedGain: Double? = nil, commandedAt: Double = 0, confirmed: Bool = true,
@@ -77,6 +78,9 @@ public struct ReconcilePlanner: Sendable {
     /// A `Suspend` not reported back as `suspended` within this time is sent
     /// again (the daemon answers within a graph cycle or two).
     static let resuspendAfter = 0.2
+    /// How long a held stream stays unlinked before it is suspended: longer
+    /// than WirePlumber takes to relink a stream whose output went away.
+    static let unlinkedBeforeSuspend = 0.2
 
     public func plan(graph: Graph, decisions: [UInt32: StreamDecision], classified: [UInt32: ClassifiedStream],
                      applied previous: [UInt32: AppliedStream], now: Double) -> Plan {
@@ -121,21 +125,32 @@ public struct ReconcilePlanner: Sendable {
                     actions.append(.destroyLink(link.id))
                 }
                 stream.held = true
-                // Once unlinked (a linked stream would start again at once),
-                // and again whenever it runs anyway (the user played it, a
-                // relink came and went): docs/HOLDS.md.
-                if links.isEmpty, node.streamDirection == .playback, node.state != .suspended {
-                    if stream.suspendedAt.map({ now - $0 >= Self.resuspendAfter }) ?? true {
-                        actions.append(.suspend(node: node.id))
-                        stream.suspendedAt = now
+                // A held stream that runs with no links (node.always-process)
+                // plays on into nothing: Suspend stops it (docs/HOLDS.md).
+                // Only once it has stayed unlinked a moment — a linked stream
+                // starts again at once, and WirePlumber relinks a stream whose
+                // output just went away — and again whenever it runs anyway.
+                // Streams that go idle when unlinked are stopped already.
+                if links.isEmpty, node.streamDirection == .playback {
+                    let since = stream.unlinkedSince ?? now
+                    stream.unlinkedSince = since
+                    if node.state == .running {
+                        if now - since >= Self.unlinkedBeforeSuspend,
+                           stream.suspendedAt.map({ now - $0 >= Self.resuspendAfter }) ?? true {
+                            actions.append(.suspend(node: node.id))
+                            stream.suspendedAt = now
+                        }
+                        tick(max(since + Self.unlinkedBeforeSuspend, (stream.suspendedAt ?? 0) + Self.resuspendAfter))
                     }
-                    tick(stream.suspendedAt! + Self.resuspendAfter)
+                } else {
+                    stream.unlinkedSince = nil
                 }
             } else {
                 if stream.held {
                     actions += relink(node, decision: decision, heldFrom: stream.heldFrom, graph: graph)
                     stream.heldFrom = nil
                     stream.held = false
+                    stream.unlinkedSince = nil
                     stream.suspendedAt = nil
                     if decision.gain >= Self.epsilon {
                         stream.ramp = GainRamp(from: 0, to: decision.gain, start: now, duration: fadeUp)
@@ -228,6 +243,7 @@ public struct ReconcilePlanner: Sendable {
             actions += relink(node, decision: nil, heldFrom: state.heldFrom, graph: graph)
             state.heldFrom = nil
             state.held = false
+            state.unlinkedSince = nil
             state.suspendedAt = nil
         }
         if (state.commandedGain ?? 1) != 1 || commandLost(state, now: now) {
