@@ -147,11 +147,7 @@ public struct ReconcilePlanner: Sendable {
                 }
             } else {
                 if stream.held {
-                    actions += relink(node, decision: decision, heldFrom: stream.heldFrom, graph: graph)
-                    stream.heldFrom = nil
-                    stream.held = false
-                    stream.unlinkedSince = nil
-                    stream.suspendedAt = nil
+                    actions += unhold(&stream, node: node, decision: decision, graph: graph)
                     if decision.gain >= Self.epsilon {
                         stream.ramp = GainRamp(from: 0, to: decision.gain, start: now, duration: fadeUp)
                     }
@@ -240,11 +236,7 @@ public struct ReconcilePlanner: Sendable {
         var actions: [AgentAction] = []
         state.ramp = nil
         if state.held {
-            actions += relink(node, decision: nil, heldFrom: state.heldFrom, graph: graph)
-            state.heldFrom = nil
-            state.held = false
-            state.unlinkedSince = nil
-            state.suspendedAt = nil
+            actions += unhold(&state, node: node, decision: nil, graph: graph)
         }
         if (state.commandedGain ?? 1) != 1 || commandLost(state, now: now) {
             actions += command(&state, gain: 1, node: node, now: now)
@@ -273,6 +265,19 @@ public struct ReconcilePlanner: Sendable {
 
     /// Links a released stream back where it belongs: the engine's preferred
     /// target, else the default sink (playback) or source (capture).
+    /// Ends a hold: linked back (which starts a suspended stream), and
+    /// everything the hold remembered forgotten.
+    private func unhold(_ stream: inout AppliedStream, node: Graph.Node, decision: StreamDecision?,
+                        graph: Graph) -> [AgentAction] {
+        defer {
+            stream.heldFrom = nil
+            stream.held = false
+            stream.unlinkedSince = nil
+            stream.suspendedAt = nil
+        }
+        return relink(node, decision: decision, heldFrom: stream.heldFrom, graph: graph)
+    }
+
     private func relink(_ node: Graph.Node, decision: StreamDecision?, heldFrom: UInt32?, graph: Graph) -> [AgentAction] {
         guard graph.links(from: node.id).isEmpty && graph.links(to: node.id).isEmpty else { return [] }
         let target: UInt32?
