@@ -210,10 +210,15 @@ extension TimingSensitiveSuites {
             let before = try Audio.loudFrames(ofWAV: monitor, skip: 0.2, frames: 0..<unplugFrame)
             #expect(before >= 24_000, "the monitor carried \(before) frames of music before the unplug: it would not show a leak either")
             // One graph cycle is 1024 frames at 48 kHz (README, "Known limits").
+            // The agent and WirePlumber learn of the jack from the same event
+            // and race: one cycle on an idle machine (1012 measured), up to
+            // three when the other suites load both cores (3036 seen on
+            // PipeWire 0.3.65; docs/TESTING.md). Four cycles (85 ms) is the
+            // bound; music playing on is tens of thousands of frames.
             let leaked = try Audio.loudFrames(ofWAV: monitor, frames: switchFrame..<Int.max)
             let sinceUnplug = try Audio.loudFrames(ofWAV: monitor, frames: unplugFrame..<Int.max)
             print("jack pulled: \(leaked) loud frames after the switch, \(sinceUnplug) after the unplug")
-            #expect(leaked <= 1024, "\(leaked) frames of music reached the sink after its route became the speakers (\(sinceUnplug) since the jack was pulled)")
+            #expect(leaked <= 4 * 1024, "\(leaked) frames of music reached the sink after its route became the speakers (\(sinceUnplug) since the jack was pulled)")
             #expect(try Audio.framesWritten(toWAV: monitor) - switchFrame >= 24_000, "the recording ended too soon after the switch")
             #expect(scene.client.wait { _ in scene.sinks(of: "music").isEmpty && scene.volume("music") == 0 },
                     "\(scene.describe(["music"]))")

@@ -145,8 +145,8 @@ extension TimingSensitiveSuites {
     }
 
     /// The same hold for mpv on its PulseAudio output, through
-    /// pipewire-pulse: unlinking alone stops it already (docs/HOLDS.md);
-    /// Suspend on top must not break it, and the release must bring it back.
+    /// pipewire-pulse: unlinking alone stops it (its node goes idle, so the
+    /// agent sends no Suspend; docs/HOLDS.md), and the release brings it back.
     @Suite(.serialized)
     struct HoldClockPulseTests {
         let sandbox: Sandbox
@@ -158,19 +158,18 @@ extension TimingSensitiveSuites {
             try Audio.writeTone(to: tone, seconds: 120)
         }
 
-        @Test func suspendingAHeldPulseStreamFreezesItsClockAndRelinkingResumesIt() throws {
+        @Test func aHeldPulseStreamGoesIdleWithItsClockStoppedAndRelinkingResumesIt() throws {
             let client = try TestClient(sandbox: sandbox)
             let (player, stream) = try HoldClock.startMPV(on: sandbox, playing: tone, output: "pulse", client)
             defer { player.stop() }
             let speakers = try #require(client.node(named: "speakers")?.id)
             try HoldClock.holdAsTheAgentDoes(stream, client)
-            try client.actions.suspend(node: stream.id)
-            let suspended = client.wait { graph in graph.nodes[stream.id]?.state == .suspended }
-            #expect(suspended, "state \(String(describing: client.graph.nodes[stream.id]?.state))")
+            let idle = client.wait { graph in graph.nodes[stream.id]?.state == .idle }
+            #expect(idle, "state \(String(describing: client.graph.nodes[stream.id]?.state))")
             // mpv's own buffer through pipewire-pulse is longer: let it drain.
             client.pump(1.0)
             let held = try #require(HoldClock.progress(of: player, over: 3.0, pumping: client))
-            #expect(held < 0.05, "mpv's position moved \(held) s in 3 s while suspended")
+            #expect(held < 0.05, "mpv's position moved \(held) s in 3 s while held")
 
             try client.actions.link(output: stream.id, to: speakers)
             try client.actions.setVolume(node: stream.id, to: 1)
