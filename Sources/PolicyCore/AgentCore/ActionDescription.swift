@@ -1,23 +1,18 @@
+import Foundation
+
 /// Graph actions as the log says them, with the app each node belongs to.
-enum ActionDescription {
-    static func describe(_ action: AgentAction, in graph: Graph) -> String {
+public enum ActionDescription {
+    public static func describe(_ action: AgentAction, in graph: Graph) -> String {
         func name(_ id: UInt32) -> String {
             let node = graph.nodes[id]
             return "\(id) (\(node?.props["application.name"] ?? node?.name ?? "?"))"
         }
         switch action {
-        case .setGain(let node, let gain): return "set gain of \(name(node)) to \(formatted(gain))"
+        case .setGain(let node, let gain): return "set gain of \(name(node)) to \(String(format: "%.3f", gain))"
         case .destroyLink(let link): return "destroy link \(link)"
         case .link(let stream, let target): return "link \(name(stream)) to \(name(target))"
         case .setTarget(let stream, let serial): return "move \(name(stream)) to the node with serial \(serial)"
         case .suspend(let node): return "suspend \(name(node))"
         }
-    }
-
-    /// Three decimals, without Foundation's `String(format:)`.
-    static func formatted(_ gain: Double) -> String {
-        let thousandths = Int((gain * 1000).rounded())
-        let fraction = String(abs(thousandths) % 1000)
-        return "\(thousandths < 0 ? "-" : "")\(abs(thousandths) / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
     }
 }

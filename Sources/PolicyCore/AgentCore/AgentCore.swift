@@ -211,12 +211,12 @@ public struct AgentCore: Sendable {
     /// leaves the journal to finish the job at the next start).
     public mutating func restoreAll(_ observation: Observation) -> [AgentEffect] {
         let graph = observation.graph
-        var effects = act(planner.restoreAll(graph: graph, applied: journal.applied, now: observation.now), graph: graph)
+        let restoring = planner.restoreAll(graph: graph, applied: journal.applied, now: observation.now)
+        var effects = act(restoring, graph: graph)
         for (id, applied) in journal.applied.sorted(by: { $0.key < $1.key }) where applied.routedTo != nil {
             let write = MetadataWrite(metadata: "default", subject: id, key: "target.object", type: nil, value: nil)
             effects.append(identity.dryRun ? .log(.info, "dry-run: would remove the target.object of \(id)") : .setMetadata(write))
         }
-        let restored = effects.count
         effects.append(.flush)
         var journal = self.journal
         journal.applied = [:]
@@ -225,7 +225,7 @@ public struct AgentCore: Sendable {
         // them when their interruption is over (docs/PLAYERS.md).
         effects += save(journal)
         effects.append(.wakeUp(at: nil))
-        effects.append(.log(.notice, "restored \(restored) changes; every stream is as it would be without pw-policy"))
+        effects.append(.log(.notice, "restored \(restoring.count) changes; every stream is as it would be without pw-policy"))
         return effects
     }
 
@@ -237,11 +237,12 @@ public struct AgentCore: Sendable {
         return [.saveJournal(updated, sync: updated.settingsDiffer(from: journal))]
     }
 
-    /// Graph actions, or in a dry run what they would have been.
+    /// Graph actions, or in a dry run what they would have been. (The
+    /// executor logs each action at debug level, described only when that
+    /// level is on: fades send thousands a second.)
     private func act(_ actions: [AgentAction], graph: Graph) -> [AgentEffect] {
-        actions.flatMap { action -> [AgentEffect] in
-            let text = ActionDescription.describe(action, in: graph)
-            return identity.dryRun ? [.log(.info, "dry-run: would \(text)")] : [.log(.debug, text), .graph(action)]
+        actions.map { action in
+            identity.dryRun ? .log(.info, "dry-run: would \(ActionDescription.describe(action, in: graph))") : .graph(action)
         }
     }
 

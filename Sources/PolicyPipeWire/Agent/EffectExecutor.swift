@@ -36,6 +36,7 @@ final class EffectExecutor {
                     log.error("cannot write \(journalPath): \(error)")
                 }
             case .graph(let action):
+                log.debug(ActionDescription.describe(action, in: mirror.graph))
                 do {
                     try perform(action)
                 } catch {
