@@ -123,10 +123,12 @@ public enum PlayerPauses {
         return memory.sessions[by] == nil
     }
 
-    /// A route-lost pause is remembered while its hold is over only for a
-    /// later `pw-policy resume`… which needs a hold to act on; an
-    /// interruption's while the interrupting session is still around (a
-    /// hold briefly lifted by a debounce gap).
+    /// Whether a pause is still remembered once no stream of the player is
+    /// held: only a resumable interruption's, while the interrupting session
+    /// is still around (its stream may have gone in a debounce gap, or the
+    /// paused player closed its own stream). A route-lost pause is played
+    /// again only through a hold (`pw-policy resume` acts on a held stream),
+    /// so without one it is forgotten and the player stays paused.
     static func keepsWaiting(_ entry: PausedPlayer, memory: EngineMemory) -> Bool {
         guard entry.state == .paused, case .interruption(let by, true) = entry.cause else { return false }
         return memory.sessions[by] != nil
