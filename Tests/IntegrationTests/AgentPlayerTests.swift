@@ -2,6 +2,22 @@ import Foundation
 import PolicyCore
 import Testing
 
+extension AgentScene {
+    /// mpv's stream and its published status once the agent matched mpv to
+    /// it and shows the player's `status`; nil when that never came.
+    func mpvStream(status: String = "Playing") -> (id: UInt32, status: StreamStatus)? {
+        var found: (UInt32, StreamStatus)?
+        _ = sandbox.wait(timeout: 10) {
+            client.pump(0.05)
+            guard let node = client.graph.streams.first(where: { $0.props["application.name"] == "mpv" || $0.props["application.process.binary"] == "mpv" }),
+                  let published = polledStatus(id: node.id), published.player?.status == status else { return false }
+            found = (node.id, published)
+            return true
+        }
+        return found
+    }
+}
+
 extension TimingSensitiveSuites {
     /// The agent and the media players on the sandbox's private session bus:
     /// which player controls a stream, shown by `status` and `explain`
@@ -9,20 +25,9 @@ extension TimingSensitiveSuites {
     @Suite(.serialized) struct AgentPlayerTests {
         @Test func statusAndExplainShowTheMpvPlayerThatControlsItsStream() throws {
             let scene = try AgentScene()
-            let plugin = try #require(MPV.mprisPlugin, "mpv-mpris is not installed")
-            let mpv = try scene.sandbox.spawn(["mpv", "--no-config", "--ao=pipewire", "--no-video", "--loop-file=inf",
-                                               "--script=\(plugin)", scene.tone],
-                                              stderr: scene.sandbox.path("mpv.err"))
+            let mpv = try MPVPlayer(sandbox: scene.sandbox, file: scene.tone, output: "pipewire", mpris: true)
             defer { mpv.stop() }
-            var stream: Graph.Node? { scene.client.graph.streams.first { $0.props["application.name"] == "mpv" } }
-            var seen: StreamStatus?
-            let matched = scene.sandbox.wait(timeout: 10) {
-                scene.client.pump(0.05)
-                seen = stream.flatMap { scene.polledStatus(id: $0.id) }
-                return seen?.player?.status == "Playing"
-            }
-            #expect(matched, "the agent never showed mpv's player on its stream; log:\n\(scene.log)")
-            let status = try #require(seen)
+            let status = try #require(scene.mpvStream()?.status, "the agent never showed mpv's player on its stream; log:\n\(scene.log)")
             #expect(status.player?.busName == "org.mpris.MediaPlayer2.mpv")
             #expect(status.player?.matchedBy == "same process (\(mpv.pid))")
             #expect(scene.agentStatus()?.players == "1 MPRIS player on the session bus")
@@ -53,19 +58,6 @@ extension TimingSensitiveSuites {
             return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         }
 
-        /// mpv's stream and its published status once the agent matched mpv to it.
-        func mpvStream(_ scene: AgentScene, status: String = "Playing") -> (id: UInt32, status: StreamStatus)? {
-            var found: (UInt32, StreamStatus)?
-            _ = scene.sandbox.wait(timeout: 10) {
-                scene.client.pump(0.05)
-                guard let node = scene.client.graph.streams.first(where: { $0.props["application.name"] == "mpv" || $0.props["application.process.binary"] == "mpv" }),
-                      let published = scene.polledStatus(id: node.id), published.player?.status == status else { return false }
-                found = (node.id, published)
-                return true
-            }
-            return found
-        }
-
         /// How far mpv's position moves in `seconds`.
         func moved(_ mpv: MPVPlayer, in seconds: Double, _ scene: AgentScene) throws -> Double {
             let start = try #require(mpv.position())
@@ -78,7 +70,7 @@ extension TimingSensitiveSuites {
             let scene = try AgentScene(pulse: output == "pulse", toneSeconds: 60)
             let mpv = try MPVPlayer(sandbox: scene.sandbox, file: scene.tone, output: output, mpris: true, device: "headphones")
             defer { mpv.stop() }
-            let (id, _) = try #require(mpvStream(scene), "the agent never matched mpv; log:\n\(scene.log.suffix(3000))")
+            let (id, _) = try #require(scene.mpvStream(), "the agent never matched mpv; log:\n\(scene.log.suffix(3000))")
             #expect(scene.client.wait { graph in graph.linkedSinkNames(of: id) == ["headphones"] })
             #expect(scene.waitUntilAgentSees(id: id, runningOn: "headphones"))
             let monitor = scene.sandbox.path("speakers.wav")
@@ -88,7 +80,7 @@ extension TimingSensitiveSuites {
             try scene.sandbox.run(["pw-cli", "destroy", String(headphones.id)])
             let paused = scene.sandbox.wait(timeout: 5) { scene.client.pump(0.05); return playbackStatus(scene) == "Paused" }
             #expect(paused, "mpv says \(playbackStatus(scene) ?? "nothing"); log:\n\(scene.log.suffix(3000))")
-            let status = try #require(mpvStream(scene, status: "Paused")?.status)
+            let status = try #require(scene.mpvStream(status: "Paused")?.status)
             #expect(status.hold?.kind == "route-lost")
             #expect(status.player?.pausedByAgent == "paused by pw-policy; stays paused until 'pw-policy resume'")
             #expect(try moved(mpv, in: 1.5, scene) < 0.1, "the position stands still")
@@ -115,7 +107,7 @@ extension TimingSensitiveSuites {
             let scene = try AgentScene(toneSeconds: 60)
             let mpv = try MPVPlayer(sandbox: scene.sandbox, file: scene.tone, output: "pipewire", mpris: true)
             defer { mpv.stop() }
-            let (id, _) = try #require(mpvStream(scene))
+            let (id, _) = try #require(scene.mpvStream())
             let call = try scene.play("call", role: "Communication")
             let paused = scene.sandbox.wait(timeout: 5) { scene.client.pump(0.05); return playbackStatus(scene) == "Paused" }
             #expect(paused, "mpv says \(playbackStatus(scene) ?? "nothing"); log:\n\(scene.log.suffix(3000))")
@@ -135,11 +127,11 @@ extension TimingSensitiveSuites {
             let scene = try AgentScene(toneSeconds: 60)
             let mpv = try MPVPlayer(sandbox: scene.sandbox, file: scene.tone, output: "pipewire", mpris: true)
             defer { mpv.stop() }
-            _ = try #require(mpvStream(scene))
+            _ = try #require(scene.mpvStream())
             #expect(mpv.set("pause", to: true))
             // Until the agent knows: mpv-mpris reports a change up to ~0.1 s
             // after it happened (docs/PLAYERS.md, "What is not known").
-            #expect(mpvStream(scene, status: "Paused") != nil, "the agent never saw mpv paused")
+            #expect(scene.mpvStream(status: "Paused") != nil, "the agent never saw mpv paused")
             let call = try scene.play("call", role: "Communication")
             scene.client.pump(1.5)
             call.stop()

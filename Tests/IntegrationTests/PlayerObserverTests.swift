@@ -122,7 +122,7 @@ extension TimingSensitiveSuites {
             let scene = try PlayerScene(pulse: output == "pulse")
             let tone = scene.sandbox.path("tone.wav")
             try Audio.writeTone(to: tone, seconds: 3)
-            let mpv = try MPV.start(scene: scene, output: output, file: tone)
+            let mpv = try MPVPlayer(sandbox: scene.sandbox, file: tone, output: output, mpris: true)
             let busName = "org.mpris.MediaPlayer2.mpv"
             #expect(scene.wait(timeout: 15) { players, graph in
                 // mpv-mpris may say Playing before its Metadata has the file's title.

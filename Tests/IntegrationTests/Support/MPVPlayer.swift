@@ -4,10 +4,18 @@ import Testing
 import Glibc
 #endif
 
-/// A real mpv playing a file in a sandbox, with no config, no scripts (so
-/// no MPRIS) and its JSON IPC server on a socket: its playback position is
-/// the app's clock the hold tests watch (docs/HOLDS.md).
+/// A real mpv playing a file (looped) in a sandbox, with no config, its
+/// JSON IPC server on a socket — its playback position is the app's clock
+/// the hold tests watch (docs/HOLDS.md) — and either no scripts (no MPRIS)
+/// or the mpv-mpris plugin (docs/PLAYERS.md).
 final class MPVPlayer {
+    /// `--no-config` keeps the user's config out and with it
+    /// /etc/mpv/scripts, so the plugin is loaded by path.
+    static var mprisPlugin: String? {
+        ["/usr/lib/mpv-mpris/mpris.so", "/etc/mpv/scripts/mpris.so",
+         "/usr/lib/x86_64-linux-gnu/mpv/scripts/mpris.so"].first { FileManager.default.fileExists(atPath: $0) }
+    }
+
     let process: Command.Background
     let socketPath: String
 
@@ -18,15 +26,18 @@ final class MPVPlayer {
     init(sandbox: Sandbox, file: String, output: String, name: String = "mpv", mpris: Bool = false,
          device: String? = nil) throws {
         socketPath = sandbox.path("\(name).sock")
-        var arguments = ["mpv", "--no-config", "--no-video", "--ao=\(output)", "--input-ipc-server=\(socketPath)"]
+        var arguments = ["mpv", "--no-config", "--no-video", "--loop-file=inf", "--ao=\(output)",
+                         "--input-ipc-server=\(socketPath)"]
         if mpris {
-            arguments.append("--script=\(try #require(MPV.mprisPlugin, "mpv-mpris is not installed"))")
+            arguments.append("--script=\(try #require(MPVPlayer.mprisPlugin, "mpv-mpris is not installed"))")
         } else {
             arguments.append("--load-scripts=no")
         }
         if let device { arguments.append("--audio-device=\(output)/\(device)") }
         process = try sandbox.spawn(arguments + [file], stderr: sandbox.path("\(name).stderr"))
     }
+
+    var pid: Int32 { process.pid }
 
     func stop() { process.stop() }
     deinit { stop() }

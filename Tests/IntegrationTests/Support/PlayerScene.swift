@@ -136,19 +136,3 @@ final class TestPlayer {
 }
 
 enum TestPlayerError: Error { case notReady([String]) }
-
-/// mpv with the mpv-mpris plugin. `--no-config` keeps the user's config out
-/// and with it /etc/mpv/scripts, so the plugin is loaded by path.
-enum MPV {
-    static var mprisPlugin: String? {
-        ["/usr/lib/mpv-mpris/mpris.so", "/etc/mpv/scripts/mpris.so",
-         "/usr/lib/x86_64-linux-gnu/mpv/scripts/mpris.so"].first { FileManager.default.fileExists(atPath: $0) }
-    }
-
-    static func start(scene: PlayerScene, output: String, file: String) throws -> Command.Background {
-        let plugin = try #require(mprisPlugin, "mpv-mpris is not installed")
-        return try scene.sandbox.spawn(["mpv", "--no-config", "--ao=\(output)", "--no-video", "--loop-file=inf",
-                                        "--script=\(plugin)", file],
-                                       stderr: scene.sandbox.path("mpv-\(output).err"))
-    }
-}
