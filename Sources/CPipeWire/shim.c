@@ -88,6 +88,24 @@ int cpw_metadata_set_property(struct pw_metadata *metadata, uint32_t subject, co
 
 struct pw_properties *cpw_properties_new_empty(void) { return pw_properties_new(NULL, NULL); }
 
+/* The Props keys of native volume ramps (PipeWire >= 0.3.68), as numbers:
+ * the headers of 0.3.65 do not name them, and clients that old never get them. */
+#define CPW_PROP_volumeRampStepSamples 0x10013
+#define CPW_PROP_volumeRampTime 0x10014
+
+int cpw_node_set_props_volume_ramp(struct pw_node *node, float volume, int32_t milliseconds, int32_t step_frames) {
+    uint8_t buffer[256];
+    struct spa_pod_builder b = SPA_POD_BUILDER_INIT(buffer, sizeof(buffer));
+    const struct spa_pod *pod = spa_pod_builder_add_object(&b,
+        SPA_TYPE_OBJECT_Props, SPA_PARAM_Props,
+        SPA_PROP_volume, SPA_POD_Float(volume),
+        CPW_PROP_volumeRampTime, SPA_POD_Int(milliseconds),
+        CPW_PROP_volumeRampStepSamples, SPA_POD_Int(step_frames));
+    if (pod == NULL)
+        return -ENOSPC;
+    return pw_node_set_param(node, SPA_PARAM_Props, 0, pod);
+}
+
 int cpw_node_set_props_volume(struct pw_node *node, float volume) {
     uint8_t buffer[256];
     struct spa_pod_builder b = SPA_POD_BUILDER_INIT(buffer, sizeof(buffer));

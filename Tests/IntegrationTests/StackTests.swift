@@ -57,9 +57,9 @@ struct StackTests {
         }
 
         var summary: String {
-            "PipeWire \(pipewire) · WirePlumber \(wirePlumber) · fades: stepped "
-                + (hasNativeRamps ? "(native volume ramps available, not yet used)"
-                    : "(no native volume ramps before PipeWire 0.3.68)")
+            "PipeWire \(pipewire) · WirePlumber \(wirePlumber) · "
+                + (hasNativeRamps ? "fades: native ramps (steps for clients older than PipeWire 0.3.68)"
+                    : "fades: stepped (no native volume ramps before PipeWire 0.3.68)")
         }
     }
 

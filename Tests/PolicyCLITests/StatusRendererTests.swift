@@ -67,8 +67,8 @@ import Testing
         view.stack = StackStatus(pipewire: .init(version: "1.4.2"), wireplumber: nil,
                                  capabilities: StackCapabilities(nativeVolumeRamps: true))
         let colored = StatusRenderer.text(view, style: TextStyle(isColored: true))
-        #expect(colored.contains("PipeWire 1.4.2 · \u{1B}[31mWirePlumber not running\u{1B}[0m · fades: stepped (native volume ramps available, not yet used)"))
-        #expect(StatusRenderer.text(view).contains("Stack:       PipeWire 1.4.2 · WirePlumber not running · fades: stepped (native volume ramps available, not yet used)"))
+        #expect(colored.contains("PipeWire 1.4.2 · \u{1B}[31mWirePlumber not running\u{1B}[0m · fades: native ramps (steps for clients older than PipeWire 0.3.68)"))
+        #expect(StatusRenderer.text(view).contains("Stack:       PipeWire 1.4.2 · WirePlumber not running · fades: native ramps (steps for clients older than PipeWire 0.3.68)"))
     }
 
     @Test func outputsMarkTheDefaultAndPrivateOnes() {

@@ -1,4 +1,5 @@
 import Testing
+import Foundation
 import PolicyCore
 
 @Suite struct GainRampTests {
@@ -15,7 +16,9 @@ import PolicyCore
         #expect(ramp.value(at: ramp.start - 100) == ramp.from, "before the start it has not moved")
         #expect(ramp.value(at: ramp.start + ramp.duration) == ramp.to)
         #expect(ramp.value(at: ramp.start + ramp.duration + 100) == ramp.to)
-        #expect(abs(ramp.value(at: ramp.start + ramp.duration / 2) - (ramp.from + ramp.to) / 2) < 1e-9)
+        // Cubic: halfway, the cube of the mean of the cube roots.
+        let halfway = (cbrt(ramp.from) + cbrt(ramp.to)) / 2
+        #expect(abs(ramp.value(at: ramp.start + ramp.duration / 2) - halfway * halfway * halfway) < 1e-9)
         #expect(!ramp.isFinished(at: ramp.start + ramp.duration / 2) || ramp.duration == 0)
         #expect(ramp.isFinished(at: ramp.start + ramp.duration))
     }
@@ -33,6 +36,18 @@ import PolicyCore
                 #expect(later <= earlier)
             }
         }
+    }
+
+    /// A duck heard as even: the first half of the time takes less than
+    /// half of the fall in amplitude (linear would take exactly half), and
+    /// no part of it falls much faster in decibels than the rest.
+    @Test func duckFollowsAPerceptualCurve() {
+        let ramp = GainRamp(from: 1, to: 0.2, start: 0, duration: 1)
+        #expect(ramp.value(at: 0.5) < 0.6)
+        let decibels = (0...10).map { 20 * log10(ramp.value(at: Double($0) / 10)) }
+        let drops = zip(decibels, decibels.dropFirst()).map { $0 - $1 }
+        #expect(drops.allSatisfy { $0 > 0 })
+        #expect(drops.max()! < 3 * drops.min()!, "\(drops)")
     }
 
     @Test(arguments: [0.0, -1.0])

@@ -189,7 +189,7 @@ import Testing
         SummaryCase(stack: PipeWireStack(pipewire: "0.3.65", wirePlumber: .init(client: 26, version: "0.4.13")),
                     summary: "PipeWire 0.3.65 · WirePlumber 0.4.13 · fades: stepped (no native volume ramps before PipeWire 0.3.68)"),
         SummaryCase(stack: PipeWireStack(pipewire: "1.4.2", wirePlumber: .init(client: 32, version: "0.5.8")),
-                    summary: "PipeWire 1.4.2 · WirePlumber 0.5.8 · fades: stepped (native volume ramps available, not yet used)"),
+                    summary: "PipeWire 1.4.2 · WirePlumber 0.5.8 · fades: native ramps (steps for clients older than PipeWire 0.3.68)"),
         SummaryCase(stack: PipeWireStack(pipewire: "0.3.65", wirePlumber: nil),
                     summary: "PipeWire 0.3.65 · WirePlumber not running · fades: stepped (no native volume ramps before PipeWire 0.3.68)"),
         SummaryCase(stack: PipeWireStack(pipewire: nil, wirePlumber: .init(client: 26)),

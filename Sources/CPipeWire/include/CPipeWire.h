@@ -53,6 +53,10 @@ struct pw_properties *cpw_properties_new_empty(void);
 // MARK: - POD helpers
 /// Sets Props `volume` (only that field) on a node.
 int cpw_node_set_props_volume(struct pw_node *node, float volume);
+/// Sets Props `volume` as a native ramp: the client's audioconvert moves to
+/// it over `milliseconds` (`volumeRampTime`) in steps of `step_frames`
+/// (`volumeRampStepSamples`). PipeWire >= 0.3.68 clients only.
+int cpw_node_set_props_volume_ramp(struct pw_node *node, float volume, int32_t milliseconds, int32_t step_frames);
 
 #define CPW_MAX_CHANNELS 64
 struct cpw_props {

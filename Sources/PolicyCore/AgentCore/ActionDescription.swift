@@ -9,6 +9,8 @@ public enum ActionDescription {
         }
         switch action {
         case .setGain(let node, let gain): return "set gain of \(name(node)) to \(String(format: "%.3f", gain))"
+        case .rampGain(let node, let gain, let milliseconds):
+            return "ramp gain of \(name(node)) to \(String(format: "%.3f", gain)) over \(milliseconds) ms"
         case .destroyLink(let link): return "destroy link \(link)"
         case .link(let stream, let target): return "link \(name(stream)) to \(name(target))"
         case .setTarget(let stream, let serial): return "move \(name(stream)) to the node with serial \(serial)"

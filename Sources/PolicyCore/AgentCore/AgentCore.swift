@@ -205,6 +205,11 @@ public struct AgentCore: Sendable {
 
     // MARK: - shutdown
 
+    /// Until when a native ramp we sent may still run in a client: a restore
+    /// sent before would be overwritten by it (FadePacing), so shutdown
+    /// waits for this first.
+    public var nativeRampsRunUntil: Double? { journal.applied.values.compactMap(\.rampRunsUntil).max() }
+
     /// Undoes everything the agent changed — gains back to 1.0, held streams
     /// relinked, its `target.object` requests removed — waits until the
     /// daemon has it, and only then forgets it in the journal (dying halfway

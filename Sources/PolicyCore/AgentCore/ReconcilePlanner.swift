@@ -2,6 +2,9 @@
 public enum AgentAction: Sendable, Equatable {
     /// Set the stream's Props `volume` (the policy gain) and nothing else.
     case setGain(node: UInt32, gain: Double)
+    /// The same, as a native ramp the stream's audioconvert runs over
+    /// `milliseconds` (Props `volumeRampTime`; FadePacing).
+    case rampGain(node: UInt32, gain: Double, milliseconds: Int)
     case destroyLink(UInt32)
     /// Link a stream to a node (its sink for playback, its source for capture).
     case link(stream: UInt32, to: UInt32)
@@ -37,6 +40,13 @@ public struct AppliedStream: Sendable, Equatable, Codable {
     /// it `Suspend` (optional: journals written before them read as never).
     public var unlinkedSince: Double?
     public var suspendedAt: Double?
+    /// A native ramp we sent may run in the client until then, `rampLength`
+    /// of it while the stream runs: the client ignores a new ramp and
+    /// overwrites a plain `volume` meanwhile (FadePacing). `landing` is the
+    /// gain to send plainly once it is over.
+    public var rampRunsUntil: Double?
+    public var rampLength: Double?
+    public var landing: Double?
 
     public init(serial: UInt64?, commandedGain: Double? = nil, commandedAt: Double = 0, confirmed: Bool = true,
                 held: Bool = false, ramp: GainRamp? = nil, routedTo: UInt64? = nil) {
@@ -45,7 +55,7 @@ public struct AppliedStream: Sendable, Equatable, Codable {
     }
 
     /// Whether anything of ours remains on the stream.
-    public var isNeutral: Bool { !held && (commandedGain ?? 1) == 1 && ramp == nil }
+    public var isNeutral: Bool { !held && (commandedGain ?? 1) == 1 && ramp == nil && rampRunsUntil == nil }
 }
 
 
@@ -55,15 +65,15 @@ public struct AppliedStream: Sendable, Equatable, Codable {
 public struct ReconcilePlanner: Sendable {
     public var fadeDown: Double
     public var fadeUp: Double
-    /// How often a fade is stepped: about one graph cycle.
-    public var step: Double
+    /// How fades reach the daemon and how often.
+    public var pacing: FadePacing
     /// A commanded gain not reported back within this time is sent again.
     public var confirmTimeout: Double
 
-    public init(settings: Settings, step: Double = 0.025, confirmTimeout: Double = 1.0) {
+    public init(settings: Settings, pacing: FadePacing = FadePacing(), confirmTimeout: Double = 1.0) {
         fadeDown = Double(settings.fadeDownMs) / 1000
         fadeUp = Double(settings.fadeUpMs) / 1000
-        self.step = step
+        self.pacing = pacing
         self.confirmTimeout = confirmTimeout
     }
 
@@ -88,17 +98,35 @@ public struct ReconcilePlanner: Sendable {
         var applied: [UInt32: AppliedStream] = [:]
         var nextTick: Double?
         func tick(_ time: Double) { nextTick = min(nextTick ?? time, time) }
+        // All fades share one budget of Props updates (FadePacing).
+        let fading = previous.values.reduce(0) { $0 + ($1.ramp != nil ? 1 : 0) }
 
         for node in graph.streams {
-            let state = previous[node.id].flatMap { $0.serial == node.serial ? $0 : nil }
+            var state = previous[node.id].flatMap { $0.serial == node.serial ? $0 : nil }
+            var rampRunning = false
+            if var running = state {
+                let landing: [AgentAction]
+                (rampRunning, landing) = settleNativeRamp(&running, node: node, now: now)
+                actions += landing
+                if let until = running.rampRunsUntil { tick(until) }
+                state = running
+            }
             let classifiedStream = classified[node.id]
             let leaveAlone = classifiedStream.map { $0.classification.exempt || $0.classification.category == .audioProcessing } ?? true
             guard let decision = decisions[node.id], !leaveAlone else {
                 // Never ours, or no longer: undo what we did, then forget it.
                 // A lost restore is sent once more, not fought over: the
                 // stream is someone else's now.
-                if var state, !state.isNeutral || !state.confirmed {
+                if var state, !state.isNeutral || !state.confirmed || state.landing != nil {
                     let retried = commandLost(state, now: now)
+                    if rampRunning {
+                        // Sent plainly now it would be overwritten: after the ramp.
+                        if state.held { actions += unhold(&state, node: node, decision: nil, graph: graph) }
+                        state.ramp = nil
+                        state.landing = 1
+                        applied[node.id] = state
+                        continue
+                    }
                     actions += restore(&state, node: node, graph: graph, now: now)
                     if !state.confirmed && !retried {
                         if confirmTimeout.isFinite { tick(state.commandedAt + confirmTimeout) }
@@ -116,6 +144,9 @@ public struct ReconcilePlanner: Sendable {
                 if stream.commandedGain != 0 || (stream.confirmed && observedDiffers(node, from: 0))
                     || commandLost(stream, now: now) {
                     actions += command(&stream, gain: 0, node: node, now: now)
+                    // A running native ramp overwrites it; the unlink below
+                    // silences the stream meanwhile, and 0 is sent again after.
+                    if rampRunning { stream.landing = 0 }
                 }
                 let links = graph.links(from: node.id) + graph.links(to: node.id)
                 if !stream.held, let first = links.first {
@@ -152,19 +183,26 @@ public struct ReconcilePlanner: Sendable {
                         stream.ramp = GainRamp(from: 0, to: decision.gain, start: now, duration: fadeUp)
                     }
                 }
-                actions += converge(&stream, to: decision.gain, node: node, isNew: isNew, now: now)
+                if !rampRunning {
+                    actions += converge(&stream, to: decision.gain, node: node, graph: graph, isNew: isNew,
+                                        fading: fading, now: now)
+                }
                 if let target = decision.preferredTarget, let serial = graph.nodes[target]?.serial,
                    stream.routedTo != serial, EngineInputBuilder.linkedSink(of: node.id, in: graph) != target {
                     actions.append(.setTarget(stream: node.id, targetSerial: serial))
                     stream.routedTo = serial
                 }
             }
-            if let ramp = stream.ramp { tick(min(now + step, ramp.start + ramp.duration)) }
+            if let ramp = stream.ramp, stream.rampRunsUntil == nil {
+                let interval = pacing.stepInterval(duration: ramp.duration, fading: fading)
+                tick(max(min(stream.commandedAt + interval, ramp.end), now + 0.001))
+            }
+            if let until = stream.rampRunsUntil { tick(until) }
             if !stream.confirmed && confirmTimeout.isFinite { tick(stream.commandedAt + confirmTimeout) }
             // Every stream with a known gain is remembered, even at 1: a later
             // change of decision must fade it, only a stream never seen jumps.
             if stream.commandedGain != nil || stream.held || stream.ramp != nil || stream.routedTo != nil
-                || !stream.confirmed {
+                || !stream.confirmed || stream.rampRunsUntil != nil {
                 applied[node.id] = stream
             }
         }
@@ -174,23 +212,17 @@ public struct ReconcilePlanner: Sendable {
     /// Moves the stream's gain toward `target`: fades when the policy changes,
     /// jumps for a new stream (no blip of the wrong level) and when someone
     /// else (restore-stream) overwrote our value.
-    private func converge(_ stream: inout AppliedStream, to target: Double, node: Graph.Node,
-                          isNew: Bool, now: Double) -> [AgentAction] {
+    private func converge(_ stream: inout AppliedStream, to target: Double, node: Graph.Node, graph: Graph,
+                          isNew: Bool, fading: Int, now: Double) -> [AgentAction] {
         if stream.confirmed, let commanded = stream.commandedGain, stream.ramp == nil,
            observedDiffers(node, from: commanded) {
             return command(&stream, gain: target, node: node, now: now)  // overwritten by someone else
         }
         if let ramp = stream.ramp, abs(ramp.to - target) < Self.epsilon {
-            let value = ramp.value(at: now)
-            let finished = ramp.isFinished(at: now)
-            if finished { stream.ramp = nil }
-            // Steps may skip small changes, the last one lands exactly (a
-            // restored stream is at 1, not 0.9986).
-            let due = finished ? value != stream.commandedGain : abs(value - (stream.commandedGain ?? -1)) >= Self.epsilon
-            guard due else { return [] }
-            return command(&stream, gain: value, node: node, now: now)
+            return advance(&stream, along: ramp, node: node, graph: graph, fading: fading, now: now)
         }
-        let current = stream.ramp?.value(at: now) ?? stream.commandedGain ?? node.volume.map(Double.init)
+        // What the daemon has: our last command (a step or a native ramp's end).
+        let current = stream.commandedGain ?? node.volume.map(Double.init)
         guard let current else { return [] }  // Props not reported yet: wait
         if isNew {
             // Straight to its level: no blip of a stale gain, no audible fade-in.
@@ -212,7 +244,68 @@ public struct ReconcilePlanner: Sendable {
             return command(&stream, gain: target, node: node, now: now)
         }
         stream.ramp = GainRamp(from: current, to: target, start: now, duration: duration)
-        return converge(&stream, to: target, node: node, isNew: false, now: now)
+        return advance(&stream, along: stream.ramp!, node: node, graph: graph, fading: fading, now: now)
+    }
+
+    /// The next piece of a fade: a native ramp to a point further along the
+    /// curve, or a step (FadePacing).
+    private func advance(_ stream: inout AppliedStream, along ramp: GainRamp, node: Graph.Node, graph: Graph,
+                         fading: Int, now: Double) -> [AgentAction] {
+        if ramp.isFinished(at: now) {
+            stream.ramp = nil
+            return stream.commandedGain == ramp.to && !observedDiffers(node, from: ramp.to) ? []
+                : command(&stream, gain: ramp.to, node: node, now: now)
+        }
+        // A native ramp advances only while its stream runs: one sent to a
+        // stream that does not run would wait, and block the next (steps do not).
+        if node.state == .running,
+           StackCapabilities.hasNativeVolumeRamps(client: node.clientID.flatMap { graph.clients[$0] }) {
+            let length = pacing.segments(duration: ramp.duration, fading: fading).length
+            // The last piece takes the rest rather than leave a sliver.
+            let end = ramp.end - now < length * 1.5 ? ramp.end : now + length
+            let gain = ramp.value(at: end)
+            if end == ramp.end {
+                stream.ramp = nil
+                // A native ramp stops one step short: land exactly on 1.
+                if gain == 1 { stream.landing = 1 }
+            }
+            guard observedDiffers(node, from: gain) else { return command(&stream, gain: gain, node: node, now: now) }
+            stream.commandedGain = gain
+            stream.commandedAt = now
+            stream.confirmed = false
+            stream.rampLength = end - now
+            stream.rampRunsUntil = end + pacing.rampSettle
+            return [.rampGain(node: node.id, gain: gain, milliseconds: max(1, Int(((end - now) * 1000).rounded())))]
+        }
+        let interval = pacing.stepInterval(duration: ramp.duration, fading: fading)
+        let firstStep = stream.commandedAt < ramp.start
+        guard firstStep || now - stream.commandedAt >= interval - 1e-9 else { return [] }
+        // A step ahead: the first one goes at once, the last lands at the end.
+        let stepEnd = now + interval >= ramp.end - interval / 2 ? ramp.end : now + interval
+        let gain = ramp.value(at: stepEnd)
+        if stepEnd == ramp.end { stream.ramp = nil }
+        return command(&stream, gain: gain, node: node, now: now)
+    }
+
+    /// Whether a native ramp we sent may still run in the client; once it is
+    /// over, the gain that was waiting for it is sent. A ramp advances only
+    /// while its stream runs, so a stream that stopped pushes the end out.
+    private func settleNativeRamp(_ stream: inout AppliedStream, node: Graph.Node,
+                                  now: Double) -> (running: Bool, actions: [AgentAction]) {
+        guard var until = stream.rampRunsUntil else { return (false, []) }
+        if node.state != .running { until = max(until, now + (stream.rampLength ?? 0) + pacing.rampSettle) }
+        if now < until {
+            stream.rampRunsUntil = until
+            return (true, [])
+        }
+        stream.rampRunsUntil = nil
+        stream.rampLength = nil
+        guard let landing = stream.landing else { return (false, []) }
+        stream.landing = nil
+        stream.commandedGain = landing
+        stream.commandedAt = now
+        stream.confirmed = false
+        return (false, [.setGain(node: node.id, gain: landing)])
     }
 
     /// Our last command was not reported back in time: the daemon lost it.
@@ -220,7 +313,6 @@ public struct ReconcilePlanner: Sendable {
         !stream.confirmed && now - stream.commandedAt >= confirmTimeout
     }
 
-    /// Gives a stream the policy no longer handles back as it was: linked, gain 1.
     /// Everything needed to leave every stream as it would be without us:
     /// gains back to 1, held streams linked where they played. For shutdown.
     public func restoreAll(graph: Graph, applied: [UInt32: AppliedStream], now: Double) -> [AgentAction] {

@@ -19,12 +19,18 @@ public struct StackCapabilities: Sendable, Equatable, Codable {
         nativeVolumeRamps = pipewire.map { $0 >= Self.nativeVolumeRampsSince } ?? false
     }
 
-    /// How fades are done, and what the daemon would offer. Fades are
-    /// stepped Props updates on every stack for now; the native ramps are a
-    /// mechanism still to adopt (docs/PROTOCOL.md, `stack`), so status must not
-    /// claim them.
+    /// Whether a stream's client can run native ramps: they run in the
+    /// client's own libpipewire (its audioconvert), so its version decides,
+    /// not the daemon's — a Flatpak runtime may be older. A client that does
+    /// not say (`core.version`) gets steps.
+    public static func hasNativeVolumeRamps(client: Graph.Client?) -> Bool {
+        guard let version = client?.props["core.version"].flatMap(SemanticVersion.init(parsing:)) else { return false }
+        return version >= nativeVolumeRampsSince
+    }
+
+    /// How fades are done (docs/PROTOCOL.md, `stack`).
     public var volumeRampsSummary: String {
-        nativeVolumeRamps ? "fades: stepped (native volume ramps available, not yet used)"
+        nativeVolumeRamps ? "fades: native ramps (steps for clients older than PipeWire \(Self.nativeVolumeRampsSince))"
             : "fades: stepped (no native volume ramps before PipeWire \(Self.nativeVolumeRampsSince))"
     }
 }

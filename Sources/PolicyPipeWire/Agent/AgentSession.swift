@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import PolicyCore
 import PolicyDBus
 
@@ -81,6 +84,11 @@ final class AgentSession {
         // No more reconciling: it would take back what we restore.
         isReady = false
         reconcileTimer.cancel()
+        // Bounded: a stream that stopped mid-ramp may never finish it.
+        if let until = context.core.nativeRampsRunUntil {
+            let wait = min(until - MonotonicClock.now, 1)
+            if wait > 0 { usleep(UInt32(wait * 1_000_000)) }
+        }
         executor.execute(context.core.restoreAll(observe()))
     }
 }

@@ -66,6 +66,9 @@ final class EffectExecutor {
         switch action {
         case .setGain(let node, let gain):
             try actions.setVolume(node: node, to: Float(gain))
+        case .rampGain(let node, let gain, let milliseconds):
+            try actions.rampVolume(node: node, to: Float(gain), milliseconds: milliseconds,
+                                   stepFrames: FadePacing.rampStepFrames)
         case .destroyLink(let link):
             try actions.destroy(link: link)
         case .link(let stream, let target):

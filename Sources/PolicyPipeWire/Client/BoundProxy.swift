@@ -79,6 +79,10 @@ final class NodeObserver: BoundProxy {
         cpw_node_set_props_volume(proxy, volume)
     }
 
+    func rampVolume(to volume: Float, milliseconds: Int32, stepFrames: Int32) -> Int32 {
+        cpw_node_set_props_volume_ramp(proxy, volume, milliseconds, stepFrames)
+    }
+
     /// Sends the node command `id` (`SPA_NODE_COMMAND_Suspend`, …).
     func send(command id: UInt32) -> Int32 {
         cpw_node_send_command(proxy, id)

@@ -59,6 +59,13 @@ public final class GraphActions {
         if result < 0 { throw .failed("setting volume of node \(node)", code: result) }
     }
 
+    /// The same as a native ramp run by the node's client (FadePacing in the core).
+    public func rampVolume(node: UInt32, to volume: Float, milliseconds: Int, stepFrames: Int) throws(ActionError) {
+        guard let observer = mirror.nodeObserver(node) else { throw .noSuchObject(node) }
+        let result = observer.rampVolume(to: volume, milliseconds: Int32(clamping: milliseconds), stepFrames: Int32(clamping: stepFrames))
+        if result < 0 { throw .failed("ramping volume of node \(node)", code: result) }
+    }
+
     /// Suspends a node: the daemon deactivates its links, clears its
     /// format and reports it `suspended`, and the client's stream stops
     /// asking for data, so the app's clock stops, `node.always-process`

@@ -49,6 +49,24 @@ enum Audio {
         return (sum / Double(count)).squareRoot()
     }
 
+    /// The loudest sample of each `block` frames of a float32 stereo WAV
+    /// (as `rms(ofWAV:)` reads it), first channel: of a steady tone, its
+    /// level over time (10 ms blocks by default; a 440 Hz tone has four
+    /// periods in each).
+    static func envelope(ofWAV path: String, block: Int = 480) throws -> [Double] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        guard let dataRange = data.range(of: Data("data".utf8)) else { return [] }
+        let base = dataRange.upperBound + 4
+        let frames = max(0, (data.count - base) / 8)
+        return data[base..<(base + frames * 8)].withUnsafeBytes { raw in
+            stride(from: 0, to: frames - block + 1, by: block).map { first in
+                (first..<(first + block)).reduce(0.0) { loudest, frame in
+                    max(loudest, Double(abs(Float(bitPattern: raw.loadUnaligned(fromByteOffset: frame * 8, as: UInt32.self)))))
+                }
+            }
+        }
+    }
+
     /// How many frames of a float32 stereo WAV (as `rms(ofWAV:)` reads it)
     /// have a sample louder than `threshold` in any channel: the frames of
     /// `frames` (counted from the start of the data; nil: all of them), less

@@ -49,7 +49,7 @@ extension Graph {
     /// `target.object` requests are the caller's (they need the metadata).
     mutating func apply(_ action: AgentAction, nextLinkID: inout UInt32) {
         switch action {
-        case .setGain(let node, let gain): nodes[node]?.volume = Float(gain)
+        case .setGain(let node, let gain), .rampGain(let node, let gain, _): nodes[node]?.volume = Float(gain)
         case .destroyLink(let id): links[id] = nil
         case .link(let stream, let target):
             if nodes[stream]?.streamDirection == .capture {

@@ -1,0 +1,50 @@
+/// How a fade reaches the daemon, and how often. Every Props update the agent
+/// sends also wakes WirePlumber's stream handling, which serves the whole
+/// desktop, so the fades of all streams share one budget of updates
+/// (docs/PERFORMANCE.md, "What fades cost").
+///
+/// - Native ramps (clients of PipeWire ≥ 0.3.68): the stream's own
+///   audioconvert fades, from one Props update carrying `volume` and
+///   `volumeRampTime`. It draws a straight line in amplitude, so a fade is a
+///   few such segments along the perceptual curve (GainRamp), fewer as more
+///   streams fade; a fade back to 1 ends with one plain update, since a
+///   native ramp stops one step short of its target (docs/POLICY.md, "Fades").
+/// - Stepped (older clients): Props updates on the agent's timer, every graph
+///   cycle while few streams fade, further apart as more do, but never fewer
+///   than `fewestSteps` per fade so that no step is heard as a jump.
+public struct FadePacing: Sendable, Equatable {
+    /// Props updates a second for all fading streams together.
+    public var updatesPerSecond = 400.0
+    /// The shortest step: about one graph cycle (1024 frames at 48 kHz).
+    public var shortestStep = 0.025
+    public var fewestSteps = 4
+    public var mostSegments = 3
+    /// How long after its nominal end a native ramp may still run: the client
+    /// starts it at its next graph cycle and it ends within a cycle of its
+    /// length. The daemon ignores a new ramp while one runs (and lets the old
+    /// one overwrite a plain `volume`), so nothing is sent before.
+    public var rampSettle = 0.05
+    public var shortestSegment = 0.05
+    /// A native ramp's steps, in frames: under a millisecond, inaudible.
+    public static let rampStepFrames = 32
+
+    public init() {}
+
+    /// The time between two steps of a stepped fade lasting `duration`
+    /// while `fading` streams fade.
+    public func stepInterval(duration: Double, fading: Int) -> Double {
+        let share = Double(max(fading, 1)) / updatesPerSecond
+        return max(shortestStep, min(share, duration / Double(fewestSteps)))
+    }
+
+    /// How many native ramps, one after the other, draw a fade lasting
+    /// `duration` while `fading` streams fade, and how long each one runs
+    /// (with `rampSettle` between them, they fill the duration).
+    public func segments(duration: Double, fading: Int) -> (count: Int, length: Double) {
+        let affordable = Int(updatesPerSecond * duration / Double(max(fading, 1)))
+        var count = max(1, min(mostSegments, affordable))
+        func length(_ count: Int) -> Double { (duration - Double(count - 1) * rampSettle) / Double(count) }
+        while count > 1 && length(count) < shortestSegment { count -= 1 }
+        return (count, max(length(count), 0.001))
+    }
+}

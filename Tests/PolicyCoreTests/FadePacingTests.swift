@@ -1,0 +1,190 @@
+import Testing
+import Foundation
+@testable import PolicyCore
+
+/// How fades reach the daemon: native ramps for clients that have them,
+/// steps for the others, and one budget of Props updates for all streams
+/// (FadePacing; docs/POLICY.md, "Fades").
+@Suite struct FadePacingTests {
+    /// The standard harness with stream 10 on a client of `version`.
+    static func harness(clientVersion version: String?, state: Graph.NodeState = .running) -> PlannerHarness {
+        var harness = PlannerHarness.standard()
+        harness.graph.clients[90] = Graph.Client(id: 90, props: version.map { ["core.version": $0] } ?? [:])
+        harness.graph.nodes[10]?.props["client.id"] = "90"
+        harness.graph.nodes[10]?.state = state
+        harness.run([10: gain(1)])  // known at 1
+        harness.now = 200
+        return harness
+    }
+
+    static func ramps(_ steps: [PlannerHarness.Step]) -> [(time: Double, gain: Double, milliseconds: Int)] {
+        steps.flatMap { step in
+            step.actions.compactMap { action -> (time: Double, gain: Double, milliseconds: Int)? in
+                if case .rampGain(10, let gain, let milliseconds) = action { return (step.time, gain, milliseconds) }
+                return nil
+            }
+        }
+    }
+
+    // MARK: pacing
+
+    @Test func stepsSpreadOutAsMoreStreamsFadeButNeverBelowTheFewest() {
+        let pacing = FadePacing()
+        #expect(pacing.stepInterval(duration: 0.25, fading: 1) == pacing.shortestStep)
+        #expect(pacing.stepInterval(duration: 0.25, fading: 10) == pacing.shortestStep)
+        let many = pacing.stepInterval(duration: 1, fading: 100)
+        #expect(many > pacing.shortestStep)
+        #expect(100 / many <= pacing.updatesPerSecond + 1e-9, "within the budget")
+        #expect(pacing.stepInterval(duration: 0.25, fading: 500) == 0.25 / Double(pacing.fewestSteps))
+    }
+
+    @Test func fewerNativeRampsPerFadeAsMoreStreamsFade() {
+        let pacing = FadePacing()
+        let few = pacing.segments(duration: 0.5, fading: 1)
+        let many = pacing.segments(duration: 0.5, fading: 500)
+        #expect(few.count == pacing.mostSegments)
+        #expect(many.count == 1 && many.length == 0.5)
+        // Segments and the settling time between them fill the fade.
+        #expect(abs(Double(few.count) * few.length + Double(few.count - 1) * pacing.rampSettle - 0.5) < 1e-9)
+        #expect(pacing.segments(duration: 0.08, fading: 1).count == 1, "no segment shorter than \(pacing.shortestSegment) s")
+    }
+
+    // MARK: native ramps
+
+    @Test func aNativeFadeIsAFewRampsAlongTheCurveAndNothingBetween() throws {
+        var harness = Self.harness(clientVersion: "1.4.2")
+        let steps = harness.runUntilIdle([10: gain(0.2)])
+        let ramps = Self.ramps(steps)
+        #expect(gains(steps, of: 10).isEmpty, "no plain step")
+        let expected = harness.planner.pacing.segments(duration: 0.2, fading: 1)
+        #expect(ramps.count == expected.count, "\(ramps.map(\.gain))")
+        #expect(ramps.first?.time == 200, "the first ramp goes at once")
+        #expect(ramps.last?.gain == 0.2)
+        let curve = GainRamp(from: 1, to: 0.2, start: 200, duration: 0.2)
+        for ramp in ramps {
+            let end = ramp.time + Double(ramp.milliseconds) / 1000
+            #expect(abs(ramp.gain - curve.value(at: end)) < 0.002, "each ramp ends on the curve")
+        }
+        // Nothing is sent while a ramp runs: the next starts after the last one's end.
+        for (earlier, later) in zip(ramps, ramps.dropFirst()) {
+            #expect(later.time >= earlier.time + Double(earlier.milliseconds) / 1000 + harness.planner.pacing.rampSettle - 1e-9)
+        }
+        #expect(harness.volume(10).map { abs($0 - 0.2) < 1e-6 } == true)
+    }
+
+    @Test func aNativeFadeBackToOneLandsExactlyWithOnePlainUpdate() throws {
+        var harness = Self.harness(clientVersion: "1.4.2")
+        harness.runUntilIdle([10: gain(0.2)])
+        harness.now += 1
+        let steps = harness.runUntilIdle([10: gain(1)])
+        let ramps = Self.ramps(steps)
+        let plain = gains(steps, of: 10)
+        #expect(ramps.last?.gain == 1)
+        #expect(plain.map(\.gain) == [1], "one landing")
+        let lastRamp = try #require(ramps.last)
+        #expect(plain[0].time >= lastRamp.time + Double(lastRamp.milliseconds) / 1000 + harness.planner.pacing.rampSettle - 1e-9,
+                "only once the ramp is over")
+        #expect(harness.applied[10]?.isNeutral == true)
+    }
+
+    /// The daemon ignores a ramp sent while one runs and lets the running one
+    /// overwrite a plain `volume`: a change of mind waits for it.
+    @Test func aChangeOfTargetWaitsForTheRunningRamp() throws {
+        var harness = Self.harness(clientVersion: "1.4.2")
+        let first = harness.run([10: gain(0.2)])
+        let until = try #require(harness.applied[10]?.rampRunsUntil)
+        #expect(first.nextTick == until)
+        harness.now += 0.01
+        let meanwhile = harness.run([10: gain(1)])
+        #expect(meanwhile.actions.isEmpty)
+        #expect(meanwhile.nextTick == until)
+        harness.now = until
+        let after = harness.run([10: gain(1)])
+        guard case .rampGain(10, let next, _) = try #require(after.actions.first) else {
+            Issue.record("expected a ramp, got \(after.actions)"); return
+        }
+        #expect(next > (harness.applied[10]?.commandedGain ?? 0) - 1e-9)
+        #expect(next > 0.2, "up from where the first ramp ended")
+        harness.runUntilIdle([10: gain(1)])
+        #expect(harness.volume(10) == 1)
+    }
+
+    /// A ramp advances only while its stream runs: a stream that stops
+    /// mid-ramp keeps it pending, however long it stays stopped.
+    @Test func aStreamThatStopsMidRampPushesTheRampsEndOut() throws {
+        var harness = Self.harness(clientVersion: "1.4.2")
+        harness.run([10: gain(0.2)])
+        let length = try #require(harness.applied[10]?.rampLength)
+        harness.graph.nodes[10]?.state = .idle
+        harness.now += 5
+        #expect(harness.run([10: gain(1)]).actions.isEmpty)
+        harness.graph.nodes[10]?.state = .running
+        harness.now += 0.001
+        #expect(harness.run([10: gain(1)]).actions.isEmpty, "the rest of the ramp plays first")
+        harness.now += length + harness.planner.pacing.rampSettle
+        #expect(!harness.run([10: gain(1)]).actions.isEmpty)
+    }
+
+    @Test func aHoldDuringANativeRampSilencesAtOnceAndAgainAfterIt() throws {
+        var harness = Self.harness(clientVersion: "1.4.2")
+        harness.run([10: gain(0.2)])
+        let until = try #require(harness.applied[10]?.rampRunsUntil)
+        harness.now += 0.01
+        let held = harness.run([10: hold()])
+        #expect(held.actions.first == .setGain(node: 10, gain: 0))
+        #expect(destroyedLinks(held.actions) == [50])
+        harness.graph.nodes[10]?.volume = 0.5  // the ramp overwrites it in the client
+        harness.now = until
+        let after = harness.run([10: hold()])
+        #expect(after.actions.contains(.setGain(node: 10, gain: 0)), "\(after.actions)")
+    }
+
+    @Test func aStreamLeftAloneMidRampIsRestoredOnceTheRampIsOver() throws {
+        var harness = Self.harness(clientVersion: "1.4.2")
+        harness.run([10: gain(0.2)])
+        let until = try #require(harness.applied[10]?.rampRunsUntil)
+        harness.now += 0.01
+        let meanwhile = harness.run([:])
+        #expect(meanwhile.actions.isEmpty)
+        #expect(meanwhile.nextTick == until)
+        harness.now = until
+        #expect(harness.run([:]).actions == [.setGain(node: 10, gain: 1)])
+        harness.run([:])
+        #expect(harness.applied[10] == nil, "forgotten once restored")
+    }
+
+    @Test(arguments: [("0.3.65" as String?, Graph.NodeState.running), (nil, .running), ("garbage", .running), ("1.4.2", .idle)])
+    func olderOrUnknownClientsAndStoppedStreamsAreStepped(_ version: String?, _ state: Graph.NodeState) {
+        var harness = Self.harness(clientVersion: version, state: state)
+        let steps = harness.runUntilIdle([10: gain(0.2)])
+        #expect(Self.ramps(steps).isEmpty)
+        #expect(gains(steps, of: 10).count > 4)
+        #expect(harness.volume(10).map { abs($0 - 0.2) < 1e-6 } == true)
+    }
+
+    // MARK: the budget
+
+    /// 100 streams ducking at once: each gets fewer, larger steps than one
+    /// alone, but never fewer than `fewestSteps`, and no step falls more
+    /// than a few decibels.
+    @Test func manyStreamsFadingShareTheBudget() {
+        var harness = PlannerHarness.standard()
+        let ids = (0..<100).map { UInt32(1000 + $0) }
+        for id in ids { harness.addStream(id) }
+        let at1 = Dictionary(uniqueKeysWithValues: ids.map { ($0, gain(1)) })
+        let ducked = Dictionary(uniqueKeysWithValues: ids.map { ($0, gain(0.2)) })
+        harness.run(at1)
+        harness.now = 200
+        let steps = harness.runUntilIdle(ducked)
+        let pacing = harness.planner.pacing
+        for id in ids {
+            let values = [1.0] + gains(steps, of: id).map(\.gain)
+            #expect(values.count - 1 >= pacing.fewestSteps && values.count - 1 <= pacing.fewestSteps + 2, "\(values)")
+            let drops = zip(values, values.dropFirst()).map { 20 * log10($0 / $1) }
+            #expect(drops.allSatisfy { $0 > 0 && $0 < 5 }, "\(drops)")
+            #expect(values.last == 0.2)
+        }
+        let total = steps.reduce(0) { $0 + $1.actions.count }
+        #expect(total < 100 * (Int(0.2 / pacing.shortestStep) - 1), "fewer updates than a step per cycle each")
+    }
+}
