@@ -98,8 +98,15 @@ public struct ReconcilePlanner: Sendable {
         var applied: [UInt32: AppliedStream] = [:]
         var nextTick: Double?
         func tick(_ time: Double) { nextTick = min(nextTick ?? time, time) }
-        // All fades share one budget of Props updates (FadePacing).
-        let fading = previous.values.reduce(0) { $0 + ($1.ramp != nil ? 1 : 0) }
+        // All fades share one budget of Props updates (FadePacing): the
+        // streams fading, and those about to (a duck of many starts many).
+        let fading = previous.reduce(0) { count, entry in
+            let (id, stream) = entry
+            let starts = decisions[id].map { decision in
+                decision.hold == nil && stream.commandedGain.map { abs($0 - decision.gain) >= Self.epsilon } == true
+            } ?? false
+            return count + (stream.ramp != nil || starts ? 1 : 0)
+        }
 
         for node in graph.streams {
             var state = previous[node.id].flatMap { $0.serial == node.serial ? $0 : nil }
