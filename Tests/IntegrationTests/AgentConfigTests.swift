@@ -125,7 +125,7 @@ extension TimingSensitiveSuites {
             #expect(scene.waitForSinks("music", ["speakers"]))
             let prompt = try scene.play("prompt", role: nil, properties: "{ policy.category=playback policy.options=[ duck-others ] }")
             defer { prompt.stop() }
-            #expect(scene.client.wait { _ in scene.log.contains("dry-run: would set gain") }, "\(scene.log)")
+            #expect(scene.client.wait { _ in scene.log.contains("dry-run: would set gain") || scene.log.contains("dry-run: would ramp gain") }, "\(scene.log)")
             scene.client.pump(0.5)
             #expect(scene.volume("music") == 1, "a dry run changed the gain: \(scene.describe(["music"]))")
             #expect(try scene.status("music").gain == 0.2, "the decision is still published")
