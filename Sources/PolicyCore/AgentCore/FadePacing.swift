@@ -1,7 +1,7 @@
 /// How a fade reaches the daemon, and how often. Every Props update the agent
 /// sends also wakes WirePlumber's stream handling, which serves the whole
 /// desktop, so the fades of all streams share one budget of updates
-/// (docs/PERFORMANCE.md, "What fades cost").
+/// (docs/POLICY.md, "Fades").
 ///
 /// - Native ramps (clients of PipeWire ≥ 0.3.68): the stream's own
 ///   audioconvert fades, from one Props update carrying `volume` and
