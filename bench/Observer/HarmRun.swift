@@ -33,7 +33,9 @@ struct HarmResult {
 enum HarmRun {
     /// The schedule of one event, from the config the agent runs with.
     struct Schedule {
-        /// From the ducking stream running to its stop: the fade down plus a margin.
+        /// From the ducking stream running to its stop: the fade down plus a
+        /// margin for the agent to reach every background stream (hundreds of
+        /// Props updates, while WirePlumber competes for the CPUs).
         var duckHold: Double
         /// From the ducking stream's stop to the probe's start: the debounce,
         /// after which the agent starts fading the background up.
@@ -41,7 +43,7 @@ enum HarmRun {
         var duckLevel: Float
 
         init(settings: Settings) {
-            duckHold = Double(settings.fadeDownMs) / 1000 + 0.25
+            duckHold = Double(settings.fadeDownMs) / 1000 + 0.75
             probeDelay = Double(settings.debounceMs) / 1000
             duckLevel = Float(settings.duckLevel)
         }
@@ -50,7 +52,7 @@ enum HarmRun {
     /// Events per mode at `streams` background streams: at most `cap`, and
     /// fewer with many streams (WirePlumber takes seconds per link at 500).
     static func events(requested: Int, cap: Int, streams: Int) -> Int {
-        max(1, min(requested, cap, max(10, 10_000 / max(1, streams))))
+        max(1, min(requested, cap, max(5, 5_000 / max(1, streams))))
     }
 
     /// Runs `events` events with the agent (it must be running), stops it,
