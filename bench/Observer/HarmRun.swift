@@ -31,6 +31,10 @@ struct HarmResult {
 /// The timing is fixed by the agent's config, not by what the agent does, so
 /// the run without the agent waits exactly as long at every step.
 enum HarmRun {
+    /// How long a probe may wait for its link; a probe not linked by then
+    /// counts as not linked (the notes under the table say how many).
+    static let linkTimeout = 30.0
+
     /// The schedule of one event, from the config the agent runs with.
     struct Schedule {
         /// From the ducking stream running to its stop: the fade down plus a
@@ -115,7 +119,7 @@ enum HarmRun {
         }
         // A plain stream: no policy options, one app of its own.
         scene.load.send(["play \(probe) application.name=bench-probe application.process.id=\(pid + 250_000)"])
-        observer.wait(timeout: 30) { sample.linked != nil }
+        observer.wait(timeout: linkTimeout) { sample.linked != nil }
         observer.onEvent = nil
         scene.load.send(["stop \(probe)"])
         observer.wait(timeout: 10) { observer.node(named: probeName) == nil && observer.node(named: duckerName) == nil }

@@ -74,7 +74,7 @@ enum Report {
         let unlinkedWithout = harm.withoutAgent.filter { $0.wirePlumber == nil }.count
         let ducked = harm.withAgent.filter(\.fullyDucked).count
         return "* \(streams) streams, harm: \(events) events with pw-policy and \(harm.withoutAgent.count) without; "
-            + "new stream not linked within 30 s: \(unlinkedWith) with, \(unlinkedWithout) without; "
+            + "new stream not linked within \(Int(HarmRun.linkTimeout)) s: \(unlinkedWith) with, \(unlinkedWithout) without; "
             + "every background stream at the duck level when the ducking stream stopped: \(ducked) of \(events)."
     }
 
