@@ -88,7 +88,7 @@ let package = Package(
                           cSettings: pipewireC,
                           linkerSettings: [.linkedLibrary("pipewire-0.3"), .linkedLibrary("systemd"), .linkedLibrary("m")]),
         // Reaction latency, scale, memory and idle CPU of the agent beside WirePlumber (bench/run).
-        .executableTarget(name: "pw-policy-observer", dependencies: ["PolicyCore", "PolicyPipeWire"],
+        .executableTarget(name: "pw-policy-observer", dependencies: ["PolicyCore", "PolicyFiles", "PolicyPipeWire"],
                           path: "bench/Observer", swiftSettings: pipewireSwift),
     ],
     swiftLanguageModes: [.v6]

@@ -7,6 +7,7 @@ struct SizeResult {
     var hold: [HoldSample] = []
     var agent: ProcessSample?
     var wirePlumber: ProcessSample?
+    var harm: HarmResult?
 }
 
 struct IdleResult {
@@ -48,6 +49,35 @@ enum Report {
         return rows
     }
 
+    /// WirePlumber's link latency for a new stream with the agent and without
+    /// it, and their ratio: the harm the agent does to WirePlumber.
+    static func harmRows(streams: Int, harm: HarmResult) -> [String] {
+        let with = Percentiles(harm.withAgent.map(\.wirePlumber))
+        let without = Percentiles(harm.withoutAgent.map(\.wirePlumber))
+        var rows: [String] = []
+        for (what, values) in [("harm: WirePlumber links a new stream, with pw-policy", with),
+                               ("harm: WirePlumber links a new stream, without pw-policy", without)] {
+            guard let values else { continue }
+            rows.append(row(["\(streams)", what, "\(values.count)", milliseconds(values.p50), milliseconds(values.p95),
+                             milliseconds(values.p99), milliseconds(values.max)]))
+        }
+        if let with, let without {
+            rows.append(row(["\(streams)", "harm: **ratio with / without pw-policy**", "", ratio(with.p50, without.p50),
+                             ratio(with.p95, without.p95), ratio(with.p99, without.p99), ratio(with.max, without.max)]))
+        }
+        return rows
+    }
+
+    static func harmNote(streams: Int, harm: HarmResult) -> String {
+        let events = harm.withAgent.count
+        let unlinkedWith = harm.withAgent.filter { $0.wirePlumber == nil }.count
+        let unlinkedWithout = harm.withoutAgent.filter { $0.wirePlumber == nil }.count
+        let ducked = harm.withAgent.filter(\.fullyDucked).count
+        return "* \(streams) streams, harm: \(events) events with pw-policy and \(harm.withoutAgent.count) without; "
+            + "new stream not linked within \(Int(HarmRun.linkTimeout)) s: \(unlinkedWith) with, \(unlinkedWithout) without; "
+            + "every background stream at the duck level when the ducking stream stopped: \(ducked) of \(events)."
+    }
+
     static func render(sizes: [SizeResult], idle: IdleResult?, startup: StartupResult?) -> String {
         var lines: [String] = []
         lines.append("### Reaction latency, seen by an independent observer client (ms)")
@@ -56,6 +86,9 @@ enum Report {
         lines.append("  WirePlumber: the same stream's node appears → WirePlumber's link for it appears.")
         lines.append("* hold — pw-policy: a headphones sink's global is removed → the stream that played on it is at gain 0;")
         lines.append("  WirePlumber: the same removal → WirePlumber links the stream to the speakers.")
+        lines.append("* harm — a `duck-others` stream ducks the background and stops; one debounce later, as the fades up start,")
+        lines.append("  a plain stream starts: its node appears → WirePlumber's link for it appears, with pw-policy running and")
+        lines.append("  without it (same sandbox, same streams, same waits). The ratio is the slowdown the agent causes WirePlumber.")
         lines.append("")
         lines.append(row(["streams", "measure", "events", "p50", "p95", "p99", "max"]))
         lines.append(row(["---:", "---", "---:", "---:", "---:", "---:", "---:"]))
@@ -79,6 +112,7 @@ enum Report {
                                   milliseconds(unlinked.p50), milliseconds(unlinked.p95), milliseconds(unlinked.p99),
                                   milliseconds(unlinked.max)]))
             }
+            if let harm = size.harm { lines += harmRows(streams: size.streams, harm: harm) }
         }
         lines.append("")
         let missing = sizes.map { size in
@@ -88,6 +122,10 @@ enum Report {
         for (streams, duckMissing, holdMissing, leaked, holds) in missing {
             lines.append("* \(streams) streams: \(duckMissing) duck events and \(holdMissing) hold events incomplete; "
                          + "WirePlumber's relink went active before the gain was 0 in \(leaked) of \(holds) holds.")
+        }
+        for size in sizes {
+            guard let harm = size.harm else { continue }
+            lines.append(harmNote(streams: size.streams, harm: harm))
         }
         lines.append("")
         lines.append("### Memory (VmRSS, MiB) after the events above")

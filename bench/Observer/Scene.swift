@@ -53,6 +53,28 @@ final class Scene {
 
     var wirePlumberPID: pid_t? { daemonPID("wireplumber") }
 
+    /// Waits until WirePlumber used no CPU for `quiet` seconds: it has worked
+    /// through every event queued so far (the Props changes of a fade, links).
+    /// Its CPU time moves in clock ticks (10 ms), so a working WirePlumber
+    /// shows within a few tenths of a second.
+    @discardableResult
+    func waitForWirePlumberIdle(quiet: Double = 0.3, timeout: Double = 30) -> Bool {
+        guard let pid = wirePlumberPID, var last = ProcessSample(pid: pid)?.cpuSeconds else { return false }
+        var lastChange = MonotonicClock.now
+        let deadline = lastChange + timeout
+        while MonotonicClock.now < deadline {
+            observer.pump(0.1)
+            guard let cpu = ProcessSample(pid: pid)?.cpuSeconds else { return false }
+            if cpu != last {
+                last = cpu
+                lastChange = MonotonicClock.now
+            } else if MonotonicClock.now - lastChange >= quiet {
+                return true
+            }
+        }
+        return false
+    }
+
     /// A daemon of the sandbox, from its pids file.
     func daemonPID(_ name: String) -> pid_t? {
         guard let text = try? String(contentsOfFile: options.sandbox + "/pids", encoding: .utf8) else { return nil }
@@ -118,6 +140,8 @@ struct BenchOptions {
     var sandbox: String
     var sizes: [Int] = [10, 100, 500]
     var events = 200
+    /// At most this many harm events per mode and size (HarmRun.events).
+    var harmEvents = 50
     var idleSeconds = 60.0
     var idleSize = 100
     var startupSize = 500

@@ -3,8 +3,11 @@
 // Run through bench/run (it starts the sandbox and builds in release mode):
 //   pw-policy-observer --remote SOCKET --agent PW_POLICY --loader PW_POLICY_LOAD
 //                      --sandbox DIR [--sizes 10,100,500] [--events 200] [--idle 60]
+//                      [--harm-events 50]
 // Prints markdown tables on stdout and progress on stderr.
 import Foundation
+import PolicyCore
+import PolicyFiles
 import PolicyPipeWire
 
 func parseOptions(_ arguments: [String]) throws -> BenchOptions {
@@ -27,6 +30,7 @@ func parseOptions(_ arguments: [String]) throws -> BenchOptions {
         options.sizes = sizes.split(separator: ",").compactMap { Int($0) }.filter { $0 > 0 }
     }
     if let events = values["events"].flatMap(Int.init) { options.events = max(1, events) }
+    if let harm = values["harm-events"].flatMap(Int.init) { options.harmEvents = max(1, harm) }
     if let idle = values["idle"].flatMap(Double.init) { options.idleSeconds = idle }
     if let extra = values["agent-args"] { options.agentArguments = extra.split(separator: " ").map(String.init) }
     options.idleSize = options.sizes.contains(100) ? 100 : options.sizes.first ?? 0
@@ -43,7 +47,15 @@ func progress(_ text: String) {
     FileHandle.standardError.write(Data("\r\u{1B}[Kbench: \(text)".utf8))
 }
 
+/// The settings the agent runs with (bench/run points PW_POLICY_CONFIG_DIR
+/// at conf/): the harm run waits its fades and debounce.
+func agentSettings() throws -> Settings {
+    try ConfigLoader(environment: ProcessInfo.processInfo.environment, fileSystem: .live,
+                     dialect: PipeWireLibrary.configDialect).load().config.settings
+}
+
 func runBenchmark(_ options: BenchOptions) throws -> String {
+    let schedule = HarmRun.Schedule(settings: try agentSettings())
     let scene = try Scene(options: options)
     defer {
         scene.stopAgent()
@@ -69,11 +81,17 @@ func runBenchmark(_ options: BenchOptions) throws -> String {
         scene.observer.waitForQuiet(1)
         result.agent = scene.agentPID.flatMap(ProcessSample.init)
         result.wirePlumber = scene.wirePlumberPID.flatMap(ProcessSample.init)
-        sizes.append(result)
         if size == options.idleSize, options.idleSeconds > 0 {
             note("\(size) streams: idle for \(Int(options.idleSeconds)) s")
             idle = try measureIdle(scene: scene, streams: size, seconds: options.idleSeconds)
         }
+        // After the memory and idle samples: it stops and restarts the agent.
+        let harmEvents = HarmRun.events(requested: options.events, cap: options.harmEvents, streams: size)
+        result.harm = try HarmRun.run(scene: scene, schedule: schedule, events: harmEvents, label: "\(size)") {
+            progress("\(size) streams: harm event \($1)/\(harmEvents) \($0)")
+        }
+        FileHandle.standardError.write(Data("\n".utf8))
+        sizes.append(result)
         if size == options.startupSize {
             note("\(size) streams: agent start-up")
             do { startup = try StartupRun.run(scene: scene) } catch { note("start-up run failed: \(error)") }
