@@ -23,6 +23,17 @@ let pipewireIncludes: [String] = {
 let pipewireC: [CSetting] = [.unsafeFlags(pipewireIncludes)]
 let pipewireSwift: [SwiftSetting] = [.unsafeFlags(pipewireIncludes.flatMap { ["-Xcc", $0] })]
 
+/// The release executable carries the Swift runtime and Foundation inside
+/// it, not as shared libraries: the long-running agent then only has in
+/// memory the pages it uses (docs/PERFORMANCE.md, "Memory"). Not PIE, so the
+/// loader does not relocate — and dirty — Foundation's metadata at start;
+/// unused sections dropped; lld, which links glibc statically referenced
+/// functions without gold's "use of mktemp is dangerous" warning.
+let agentLinking: [LinkerSetting] = [
+    .unsafeFlags(["-static-stdlib", "-use-ld=lld", "-l_FoundationICU", "-lCoreFoundation", "-l_FoundationCShims", "-l_FoundationCollections", "-lswiftSynchronization", "-Xclang-linker", "-no-pie", "-Xlinker", "--gc-sections"],
+                 .when(configuration: .release)),
+]
+
 let package = Package(
     name: "pw-policy",
     platforms: [.macOS(.v13)],
@@ -59,7 +70,8 @@ let package = Package(
                 "PolicyCore", "PolicyFiles", "PolicyPipeWire", "PolicyCLI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            swiftSettings: pipewireSwift
+            swiftSettings: pipewireSwift,
+            linkerSettings: agentLinking
         ),
         .testTarget(
             name: "PolicyCoreTests",
