@@ -23,14 +23,12 @@ let pipewireIncludes: [String] = {
 let pipewireC: [CSetting] = [.unsafeFlags(pipewireIncludes)]
 let pipewireSwift: [SwiftSetting] = [.unsafeFlags(pipewireIncludes.flatMap { ["-Xcc", $0] })]
 
-/// The release executable carries the Swift runtime and Foundation inside
-/// it, not as shared libraries: the long-running agent then only has in
-/// memory the pages it uses (docs/PERFORMANCE.md, "Memory"). Not PIE, so the
-/// loader does not relocate — and dirty — Foundation's metadata at start;
-/// unused sections dropped; lld, which links glibc statically referenced
-/// functions without gold's "use of mktemp is dangerous" warning.
+/// The release agent (pw-policy-agent) carries the Swift runtime inside it,
+/// not as shared libraries, so it only has in memory the pages it uses; not
+/// PIE, so the loader does not relocate (and dirty) the runtime's metadata at
+/// start; unused sections dropped; linked by lld (docs/PERFORMANCE.md, "Memory").
 let agentLinking: [LinkerSetting] = [
-    .unsafeFlags(["-static-stdlib", "-use-ld=lld", "-l_FoundationICU", "-lCoreFoundation", "-l_FoundationCShims", "-l_FoundationCollections", "-lswiftSynchronization", "-Xclang-linker", "-no-pie", "-Xlinker", "--gc-sections"],
+    .unsafeFlags(["-static-stdlib", "-use-ld=lld", "-l_FoundationCollections", "-l_FoundationCShims", "-lswiftSynchronization", "-Xclang-linker", "-no-pie", "-Xlinker", "--gc-sections"],
                  .when(configuration: .release)),
 ]
 
@@ -70,9 +68,12 @@ let package = Package(
                 "PolicyCore", "PolicyFiles", "PolicyPipeWire", "PolicyCLI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            swiftSettings: pipewireSwift,
-            linkerSettings: agentLinking
+            swiftSettings: pipewireSwift
         ),
+        // `pw-policy run` hands over to this lean executable: the same agent
+        // without Foundation or ArgumentParser (docs/PERFORMANCE.md, "Memory").
+        .executableTarget(name: "pw-policy-agent", dependencies: ["PolicyCore", "PolicyPipeWire"],
+                          swiftSettings: pipewireSwift, linkerSettings: agentLinking),
         .testTarget(
             name: "PolicyCoreTests",
             dependencies: [

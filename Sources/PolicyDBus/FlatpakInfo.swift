@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What a Flatpak sandbox says about itself in `/.flatpak-info` (a GLib key
 /// file): the app id and the instance. The adapter reads it through
@@ -24,15 +28,15 @@ public struct FlatpakInfo: Sendable, Equatable {
         var group = ""
         var appID: String?, instanceID: String?
         for rawLine in text.split(whereSeparator: \.isNewline) {
-            let line = rawLine.trimmingCharacters(in: .whitespaces)
+            let line = rawLine.trimmingWhitespace()
             if line.isEmpty || line.hasPrefix("#") { continue }
             if line.hasPrefix("["), line.hasSuffix("]") {
                 group = String(line.dropFirst().dropLast())
                 continue
             }
             guard let equals = line.firstIndex(of: "=") else { continue }
-            let key = line[..<equals].trimmingCharacters(in: .whitespaces)
-            let value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            let key = line[..<equals].trimmingWhitespace()
+            let value = line[line.index(after: equals)...].trimmingWhitespace()
             switch (group, key) {
             case ("Application", "name"): appID = value
             case ("Instance", "instance-id"): instanceID = value

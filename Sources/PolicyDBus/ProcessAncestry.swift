@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import PolicyCore
 
 /// Process parents read from /proc/<pid>/stat, for matching players to

@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import PolicyCore
 
 /// The agent's journal on disk: read at start, replaced whole on every
@@ -21,7 +28,8 @@ public enum JournalFile {
         let temporary = path + ".new"
         var descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         if descriptor < 0, errno == ENOENT {
-            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
+            let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+            try FileManager.default.createDirectory(atPath: directory.isEmpty ? "/" : directory,
                                                     withIntermediateDirectories: true)
             descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Graph actions as the log says them, with the app each node belongs to.
 public enum ActionDescription {
@@ -8,7 +12,7 @@ public enum ActionDescription {
             return "\(id) (\(node?.props["application.name"] ?? node?.name ?? "?"))"
         }
         switch action {
-        case .setGain(let node, let gain): return "set gain of \(name(node)) to \(String(format: "%.3f", gain))"
+        case .setGain(let node, let gain): return "set gain of \(name(node)) to \(gain.fixedDecimal(places: 3))"
         case .destroyLink(let link): return "destroy link \(link)"
         case .link(let stream, let target): return "link \(name(stream)) to \(name(target))"
         case .setTarget(let stream, let serial): return "move \(name(stream)) to the node with serial \(serial)"

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What the agent must remember across restarts and crashes, written
 /// atomically under `$XDG_STATE_HOME/pw-policy/` whenever it changes (the

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What users asked for through the `pw-policy` metadata (AgentProtocol),
 /// parsed and checked. Garbage never throws: it becomes a warning on the
@@ -116,7 +120,7 @@ public struct ControlRequests: Sendable, Equatable {
 
     /// JSON strings arrive quoted when written as JSON ("\"playback\"").
     static func unquote(_ raw: String) -> String {
-        let trimmed = raw.trimmingCharacters(in: .whitespaces)
+        let trimmed = raw.trimmingWhitespace()
         if trimmed.count >= 2, trimmed.hasPrefix("\""), trimmed.hasSuffix("\"") {
             return String(trimmed.dropFirst().dropLast())
         }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Renders what the agent decided into the AgentProtocol shapes it publishes.
 public enum StatusPublisher {

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import PolicyCore
 import PolicyDBus
 import PolicyFiles
@@ -40,7 +44,7 @@ final class AgentContext {
             log.warning("ignoring unreadable state file \(journalPath): \(error)")
         }
         let identity = AgentCore.Identity(pid: getpid(), version: options.version,
-                                          startedAt: ISO8601DateFormatter().string(from: Date()), dryRun: options.dryRun)
+                                          startedAt: Date().ISO8601Format(), dryRun: options.dryRun)
         core = try AgentCore(identity: identity, config: config, journal: journal)
     }
 }

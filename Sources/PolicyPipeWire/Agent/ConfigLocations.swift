@@ -1,7 +1,10 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import PolicyCore
 import PolicyFiles
-import PolicyPipeWire
 
 /// Where the config is searched: PipeWire's order (ConfigLoader), with the
 /// system directories extended by the install prefix of this binary
@@ -9,13 +12,13 @@ import PolicyPipeWire
 /// from a source checkout (`.build/…/pw-policy`), the checkout's `conf/`.
 /// Files are read in the SPA-JSON dialect of the linked libpipewire, so
 /// `check-config` and the agent accept what that PipeWire accepts.
-enum ConfigLocations {
-    static func loader(environment: [String: String] = ProcessInfo.processInfo.environment) -> ConfigLoader {
+public enum ConfigLocations {
+    public static func loader(environment: [String: String] = ProcessInfo.processInfo.environment) -> ConfigLoader {
         ConfigLoader(environment: environment, systemDirectories: systemDirectories(),
                      fileSystem: .live, dialect: PipeWireLibrary.configDialect)
     }
 
-    static func systemDirectories() -> [String] {
+    public static func systemDirectories() -> [String] {
         var directories = ["/etc/pw-policy", "/usr/share/pw-policy"]
         let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         let prefixShare = executable.deletingLastPathComponent().deletingLastPathComponent()
