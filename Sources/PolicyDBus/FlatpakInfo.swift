@@ -1,7 +1,5 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
+#if canImport(Glibc)
+import Glibc
 #endif
 
 /// What a Flatpak sandbox says about itself in `/.flatpak-info` (a GLib key
@@ -18,8 +16,7 @@ public struct FlatpakInfo: Sendable, Equatable {
 
     /// Reads the sandbox info of `pid`; nil when it is not in one (or is gone).
     public static func read(pid: Int32, proc: String = "/proc") -> FlatpakInfo? {
-        guard let data = FileManager.default.contents(atPath: "\(proc)/\(pid)/root/.flatpak-info"),
-              let text = String(data: data, encoding: .utf8) else { return nil }
+        guard let text = ProcFile.text("\(proc)/\(pid)/root/.flatpak-info") else { return nil }
         return parse(text)
     }
 

@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 
 /// Graph actions as the log says them, with the app each node belongs to.
 public enum ActionDescription {

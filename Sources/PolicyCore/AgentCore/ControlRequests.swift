@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 
 /// What users asked for through the `pw-policy` metadata (AgentProtocol),
 /// parsed and checked. Garbage never throws: it becomes a warning on the
@@ -51,7 +46,7 @@ public struct ControlRequests: Sendable, Equatable {
             let appKey = String(key.dropFirst(AgentProtocol.appOverridePrefix.count))
             let shownKey = ControlRequests.abbreviate(key)
             guard !appKey.isEmpty,
-                  let request = try? JSONDecoder().decode(AppOverrideRequest.self, from: Data(entry.value.utf8)) else {
+                  let request = try? JSONValueDecoder.decode(AppOverrideRequest.self, from: entry.value.utf8) else {
                 warnings.append("\(shownKey): expected {\"category\": …, \"options\": […]}, got '\(ControlRequests.abbreviate(entry.value))'; ignored")
                 continue
             }

@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 
 /// Renders what the agent decided into the AgentProtocol shapes it publishes.
 public enum StatusPublisher {
@@ -118,8 +113,6 @@ public enum StatusPublisher {
 
     /// Compact, stable JSON for metadata values.
     public static func json<T: Encodable>(_ value: T) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
+        (try? JSONValueEncoder.encode(value))?.text(escapingSlashes: false) ?? "null"
     }
 }

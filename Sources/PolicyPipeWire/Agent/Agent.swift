@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import PolicyCore
 import PolicyDBus
 import PolicyFiles
@@ -44,7 +39,7 @@ final class AgentContext {
             log.warning("ignoring unreadable state file \(journalPath): \(error)")
         }
         let identity = AgentCore.Identity(pid: getpid(), version: options.version,
-                                          startedAt: Date().ISO8601Format(), dryRun: options.dryRun)
+                                          startedAt: UTCTimestamp.now(), dryRun: options.dryRun)
         core = try AgentCore(identity: identity, config: config, journal: journal)
     }
 }

@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -85,7 +80,7 @@ public struct AgentLaunch: Sendable, Equatable {
         let agent: Agent
         do {
             agent = try Agent(options: AgentOptions(remote: remote, dryRun: dryRun, version: version,
-                                                    environment: ProcessInfo.processInfo.environment),
+                                                    environment: currentEnvironment()),
                               config: config, loader: loader, log: log)
         } catch {
             log.error("refusing to start: \(error)")
