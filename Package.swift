@@ -28,7 +28,7 @@ let pipewireSwift: [SwiftSetting] = [.unsafeFlags(pipewireIncludes.flatMap { ["-
 /// PIE, so the loader does not relocate (and dirty) the runtime's metadata at
 /// start; unused sections dropped; linked by lld (docs/PERFORMANCE.md, "Memory").
 let agentLinking: [LinkerSetting] = [
-    .unsafeFlags(["-static-stdlib", "-use-ld=lld", "-l_FoundationCollections", "-l_FoundationCShims", "-lswiftSynchronization", "-Xclang-linker", "-no-pie", "-Xlinker", "--gc-sections"],
+    .unsafeFlags(["-static-stdlib", "-use-ld=lld", "-Xclang-linker", "-no-pie", "-Xlinker", "--gc-sections"],
                  .when(configuration: .release)),
 ]
 

@@ -21,7 +21,7 @@ import Testing
     }
 
     static let sample = Sample(
-        text: "a/b \"quoted\" \\ tab\t newline\n \u{1} \u{7f} é \u{2028} 🎵", numbers: [0, 1, -1, 0.25, 1e-7, 1e20, -0.0, 0.1, 5e-324],
+        text: "a/b \"quoted\" \\ tab\t newline\n \u{1} \u{7f} é \u{2028} 🎵", numbers: [0, 1, -1, 0.25, 1e-7, 1e20, -0.0, 0.1, .leastNonzeroMagnitude],
         single: 0.1, count: -42, id: 4_000_000_000, flag: true, missing: nil, present: "here",
         byName: ["b": 1, "a10": 2, "a9": 3, "A1": 4, "_x": 5, "10": 7, "9": 8, "é": 9, "z": 10],
         byID: [1: "one", 20: "twenty"], nested: [["x": [1, 2]], [:]])
