@@ -55,10 +55,13 @@ import Testing
         #expect(request == AppOverrideRequest(category: "ambient", options: ["duck-others"]))
         #expect(try JSONValueDecoder.decode(String.self, from: #""\u00e9\ud83c\udfb5\/""#.utf8) == "é🎵/")
         #expect(try JSONValueDecoder.decode(Int.self, from: "5.0".utf8) == 5)
+        // A trailing comma, which JSONDecoder accepts too.
+        #expect(try JSONValueDecoder.decode([Int].self, from: "[1, ]".utf8) == [1])
+        #expect(try JSONDecoder().decode([Int].self, from: Data("[1, ]".utf8)) == [1])
     }
 
     @Test func refusesWhatJSONDecoderRefuses() {
-        let bad = ["", "{", "[1,]", "{\"a\" 1}", "01", "1.", "\"\\x\"", "\"\\ud800\"", "nul", "[1] 2", "\"a\nb\"",
+        let bad = ["", "{", "[,]", "[1,,]", "{\"a\" 1}", "01", "1.", "\"\\x\"", "\"\\ud800\"", "nul", "[1] 2", "\"a\nb\"",
                    String(repeating: "[", count: 10_000)]
         for text in bad {
             #expect(throws: (any Error).self, "\(text.prefix(20))") { try JSONValueDecoder.decode(JSONAny.self, from: text.utf8) }

@@ -72,11 +72,14 @@ public struct JSONParser {
         position += 1
     }
 
-    /// True at the closing bracket, false after a comma.
+    /// True at the closing bracket, false after a comma. A comma right
+    /// before the closing bracket is allowed, as JSONDecoder allows it.
     private mutating func endOrComma(_ close: UInt8) throws(Failure) -> Bool {
         guard position < bytes.count else { throw failure("unexpected end") }
         if bytes[position] == close { position += 1; return true }
         try expect(UInt8(ascii: ","))
+        skipWhitespace()
+        if position < bytes.count, bytes[position] == close { position += 1; return true }
         return false
     }
 
