@@ -1,4 +1,3 @@
-
 /// Graph actions as the log says them, with the app each node belongs to.
 public enum ActionDescription {
     public static func describe(_ action: AgentAction, in graph: Graph) -> String {

@@ -1,4 +1,3 @@
-
 /// What the agent must remember across restarts and crashes, written
 /// atomically under `$XDG_STATE_HOME/pw-policy/` whenever it changes (the
 /// file itself is the agent's: `JournalFile` in PolicyPipeWire):

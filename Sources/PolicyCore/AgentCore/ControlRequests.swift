@@ -1,4 +1,3 @@
-
 /// What users asked for through the `pw-policy` metadata (AgentProtocol),
 /// parsed and checked. Garbage never throws: it becomes a warning on the
 /// stream it was meant for (or a global one) and is otherwise ignored, so a

@@ -1,4 +1,3 @@
-
 /// Renders what the agent decided into the AgentProtocol shapes it publishes.
 public enum StatusPublisher {
     /// `linkedSinks` is `EngineInputBuilder.linkedSinks(in: graph)`, found
