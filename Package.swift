@@ -23,6 +23,15 @@ let pipewireIncludes: [String] = {
 let pipewireC: [CSetting] = [.unsafeFlags(pipewireIncludes)]
 let pipewireSwift: [SwiftSetting] = [.unsafeFlags(pipewireIncludes.flatMap { ["-Xcc", $0] })]
 
+/// The release agent (pw-policy-agent) carries the Swift runtime inside it,
+/// not as shared libraries, so it only has in memory the pages it uses; not
+/// PIE, so the loader does not relocate (and dirty) the runtime's metadata at
+/// start; unused sections dropped; linked by lld (docs/PERFORMANCE.md, "Memory").
+let agentLinking: [LinkerSetting] = [
+    .unsafeFlags(["-static-stdlib", "-use-ld=lld", "-Xclang-linker", "-no-pie", "-Xlinker", "--gc-sections"],
+                 .when(configuration: .release)),
+]
+
 let package = Package(
     name: "pw-policy",
     platforms: [.macOS(.v13)],
@@ -61,6 +70,10 @@ let package = Package(
             ],
             swiftSettings: pipewireSwift
         ),
+        // `pw-policy run` hands over to this lean executable: the same agent
+        // without Foundation or ArgumentParser (docs/PERFORMANCE.md, "Memory").
+        .executableTarget(name: "pw-policy-agent", dependencies: ["PolicyCore", "PolicyPipeWire"],
+                          swiftSettings: pipewireSwift, linkerSettings: agentLinking),
         .testTarget(
             name: "PolicyCoreTests",
             dependencies: [

@@ -1,4 +1,6 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What a Flatpak sandbox says about itself in `/.flatpak-info` (a GLib key
 /// file): the app id and the instance. The adapter reads it through
@@ -14,8 +16,7 @@ public struct FlatpakInfo: Sendable, Equatable {
 
     /// Reads the sandbox info of `pid`; nil when it is not in one (or is gone).
     public static func read(pid: Int32, proc: String = "/proc") -> FlatpakInfo? {
-        guard let data = FileManager.default.contents(atPath: "\(proc)/\(pid)/root/.flatpak-info"),
-              let text = String(data: data, encoding: .utf8) else { return nil }
+        guard let text = ProcFile.text("\(proc)/\(pid)/root/.flatpak-info") else { return nil }
         return parse(text)
     }
 
@@ -24,15 +25,15 @@ public struct FlatpakInfo: Sendable, Equatable {
         var group = ""
         var appID: String?, instanceID: String?
         for rawLine in text.split(whereSeparator: \.isNewline) {
-            let line = rawLine.trimmingCharacters(in: .whitespaces)
+            let line = rawLine.trimmingWhitespace()
             if line.isEmpty || line.hasPrefix("#") { continue }
             if line.hasPrefix("["), line.hasSuffix("]") {
                 group = String(line.dropFirst().dropLast())
                 continue
             }
             guard let equals = line.firstIndex(of: "=") else { continue }
-            let key = line[..<equals].trimmingCharacters(in: .whitespaces)
-            let value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            let key = line[..<equals].trimmingWhitespace()
+            let value = line[line.index(after: equals)...].trimmingWhitespace()
             switch (group, key) {
             case ("Application", "name"): appID = value
             case ("Instance", "instance-id"): instanceID = value

@@ -1,4 +1,6 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import PolicyCore
 
 /// Process parents read from /proc/<pid>/stat, for matching players to
@@ -22,8 +24,7 @@ public enum ProcessAncestry {
 
     /// The parent of `pid`, nil when the process is gone or its stat unreadable.
     public static func parent(of pid: Int32, proc: String = "/proc") -> Int32? {
-        guard let data = FileManager.default.contents(atPath: "\(proc)/\(pid)/stat"),
-              let line = String(data: data, encoding: .utf8) else { return nil }
+        guard let line = ProcFile.text("\(proc)/\(pid)/stat") else { return nil }
         return parentPID(statLine: line)
     }
 

@@ -1,4 +1,6 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import PolicyCore
 
 /// The agent's journal on disk: read at start, replaced whole on every
@@ -7,8 +9,22 @@ import PolicyCore
 public enum JournalFile {
     /// Nil when there is no journal yet.
     public static func load(from path: String) throws -> AgentJournal? {
-        guard FileManager.default.fileExists(atPath: path) else { return nil }
-        return try AgentJournal.decoded(from: Data(contentsOf: URL(fileURLWithPath: path)))
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        if descriptor < 0, errno == ENOENT || errno == ENOTDIR { return nil }
+        guard descriptor >= 0 else { throw FileError(path: path, code: errno) }
+        defer { close(descriptor) }
+        var contents: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count == 0 { break }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw FileError(path: path, code: errno)
+            }
+            contents.append(contentsOf: chunk[0..<count])
+        }
+        return try AgentJournal.decoded(from: contents)
     }
 
     /// Writes to a temporary file and renames it over the old one, so a crash
@@ -21,11 +37,10 @@ public enum JournalFile {
         let temporary = path + ".new"
         var descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         if descriptor < 0, errno == ENOENT {
-            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
-                                                    withIntermediateDirectories: true)
+            try makeDirectories(containing: path)
             descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         }
-        func failure(_ code: Int32) -> POSIXError { POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO) }
+        func failure(_ code: Int32) -> FileError { FileError(path: path, code: code) }
         guard descriptor >= 0 else { throw failure(errno) }
         var written = data.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
         if sync, written == data.count, fsync(descriptor) != 0 { written = -1 }
@@ -33,5 +48,15 @@ public enum JournalFile {
         close(descriptor)
         guard written == data.count else { throw failure(writeError) }
         guard rename(temporary, path) == 0 else { throw failure(errno) }
+    }
+
+    /// `mkdir -p` of the directory holding `path`.
+    static func makeDirectories(containing path: String) throws {
+        var directory = ""
+        let components = path.split(separator: "/", omittingEmptySubsequences: true).dropLast()
+        for component in components {
+            directory += (directory.isEmpty && !path.hasPrefix("/") ? "" : "/") + component
+            if mkdir(directory, 0o777) != 0, errno != EEXIST { throw FileError(path: directory, code: errno) }
+        }
     }
 }

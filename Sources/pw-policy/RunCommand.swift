@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import PolicyCore
 import PolicyPipeWire
 
@@ -28,25 +27,11 @@ struct RunCommand: ParsableCommand {
     }
 
     func run() throws {
-        let log = Log(level: Log.Level(name: logLevel) ?? .info)
-        let loader = ConfigLocations.loader()
-        let config: LoadedConfig
-        do {
-            config = try loader.load()
-        } catch {
-            log.error("refusing to start with a bad configuration:\n\(error)")
-            throw ExitCode(ExitStatus.config)
-        }
-        let agent: Agent
-        do {
-            agent = try Agent(options: AgentOptions(remote: remote.remote, dryRun: dryRun, version: VersionCommand.number,
-                                                    environment: ProcessInfo.processInfo.environment),
-                              config: config, loader: loader, log: log)
-        } catch {
-            log.error("refusing to start: \(error)")
-            throw ExitCode(ExitStatus.config)
-        }
-        let status = agent.run()
+        let launch = AgentLaunch(remote: remote.remote, dryRun: dryRun, logLevel: Log.Level(name: logLevel) ?? .info)
+        // The long-running agent is the lean executable beside this one
+        // (docs/PERFORMANCE.md, "Memory"); this returns when there is none.
+        launch.replaceProcess()
+        let status = launch.run(version: VersionCommand.number)
         if status != .ok { throw ExitCode(status) }
     }
 }

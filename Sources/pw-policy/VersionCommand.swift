@@ -1,4 +1,5 @@
 import ArgumentParser
+import PolicyCore
 import PolicyPipeWire
 
 /// `pw-policy version`, in the three-line style of the pw-* tools.
@@ -6,7 +7,7 @@ struct VersionCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "version", abstract: "Show the version and the libpipewire versions.")
 
-    static let number = "0.1.0"
+    static let number = PolicyVersion.number
 
     static var text: String {
         PipeWireLibrary.initialize()

@@ -64,7 +64,7 @@ import PolicyCore
         let decoded = try AgentJournal.decoded(from: Self.sample.encoded())
         #expect(decoded == Self.sample)
         #expect(decoded != AgentJournal(), "the sample is not the empty journal")
-        let object = try JSONSerialization.jsonObject(with: Self.sample.encoded()) as? [String: Any]
+        let object = try JSONSerialization.jsonObject(with: Data(Self.sample.encoded())) as? [String: Any]
         #expect(object?["silentMode"] as? Bool == Self.sample.silentMode)
     }
 

@@ -1,5 +1,3 @@
-import Foundation
-
 /// Graph actions as the log says them, with the app each node belongs to.
 public enum ActionDescription {
     public static func describe(_ action: AgentAction, in graph: Graph) -> String {
@@ -8,9 +6,9 @@ public enum ActionDescription {
             return "\(id) (\(node?.props["application.name"] ?? node?.name ?? "?"))"
         }
         switch action {
-        case .setGain(let node, let gain): return "set gain of \(name(node)) to \(String(format: "%.3f", gain))"
+        case .setGain(let node, let gain): return "set gain of \(name(node)) to \(gain.fixedDecimal(places: 3))"
         case .rampGain(let node, let gain, let milliseconds):
-            return "ramp gain of \(name(node)) to \(String(format: "%.3f", gain)) over \(milliseconds) ms"
+            return "ramp gain of \(name(node)) to \(gain.fixedDecimal(places: 3)) over \(milliseconds) ms"
         case .destroyLink(let link): return "destroy link \(link)"
         case .link(let stream, let target): return "link \(name(stream)) to \(name(target))"
         case .setTarget(let stream, let serial): return "move \(name(stream)) to the node with serial \(serial)"

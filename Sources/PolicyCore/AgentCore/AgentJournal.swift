@@ -1,5 +1,3 @@
-import Foundation
-
 /// What the agent must remember across restarts and crashes, written
 /// atomically under `$XDG_STATE_HOME/pw-policy/` whenever it changes (the
 /// file itself is the agent's: `JournalFile` in PolicyPipeWire):
@@ -45,14 +43,12 @@ public struct AgentJournal: Codable, Sendable, Equatable {
     }
 
     /// The journal as the agent writes it (sorted keys: a diff of two reads well).
-    public func encoded() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return try encoder.encode(self)
+    public func encoded() throws -> [UInt8] {
+        Array(try JSONValueEncoder.encode(self).text().utf8)
     }
 
-    public static func decoded(from data: Data) throws -> AgentJournal {
-        try JSONDecoder().decode(AgentJournal.self, from: data)
+    public static func decoded<Bytes: Sequence<UInt8>>(from data: Bytes) throws -> AgentJournal {
+        try JSONValueDecoder.decode(AgentJournal.self, from: data)
     }
 
     /// Whether `other` differs in anything worth a write. The decision's time

@@ -1,5 +1,3 @@
-import Foundation
-
 /// What users asked for through the `pw-policy` metadata (AgentProtocol),
 /// parsed and checked. Garbage never throws: it becomes a warning on the
 /// stream it was meant for (or a global one) and is otherwise ignored, so a
@@ -47,7 +45,7 @@ public struct ControlRequests: Sendable, Equatable {
             let appKey = String(key.dropFirst(AgentProtocol.appOverridePrefix.count))
             let shownKey = ControlRequests.abbreviate(key)
             guard !appKey.isEmpty,
-                  let request = try? JSONDecoder().decode(AppOverrideRequest.self, from: Data(entry.value.utf8)) else {
+                  let request = try? JSONValueDecoder.decode(AppOverrideRequest.self, from: entry.value.utf8) else {
                 warnings.append("\(shownKey): expected {\"category\": …, \"options\": […]}, got '\(ControlRequests.abbreviate(entry.value))'; ignored")
                 continue
             }
@@ -116,7 +114,7 @@ public struct ControlRequests: Sendable, Equatable {
 
     /// JSON strings arrive quoted when written as JSON ("\"playback\"").
     static func unquote(_ raw: String) -> String {
-        let trimmed = raw.trimmingCharacters(in: .whitespaces)
+        let trimmed = raw.trimmingWhitespace()
         if trimmed.count >= 2, trimmed.hasPrefix("\""), trimmed.hasSuffix("\"") {
             return String(trimmed.dropFirst().dropLast())
         }

@@ -1,5 +1,3 @@
-import Foundation
-
 /// Renders what the agent decided into the AgentProtocol shapes it publishes.
 public enum StatusPublisher {
     /// `linkedSinks` is `EngineInputBuilder.linkedSinks(in: graph)`, found
@@ -114,8 +112,6 @@ public enum StatusPublisher {
 
     /// Compact, stable JSON for metadata values.
     public static func json<T: Encodable>(_ value: T) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
+        (try? JSONValueEncoder.encode(value))?.text(escapingSlashes: false) ?? "null"
     }
 }

@@ -1,4 +1,3 @@
-import Foundation
 import PolicyCore
 import PolicyDBus
 import PolicyFiles
@@ -40,7 +39,7 @@ final class AgentContext {
             log.warning("ignoring unreadable state file \(journalPath): \(error)")
         }
         let identity = AgentCore.Identity(pid: getpid(), version: options.version,
-                                          startedAt: ISO8601DateFormatter().string(from: Date()), dryRun: options.dryRun)
+                                          startedAt: UTCTimestamp.now(), dryRun: options.dryRun)
         core = try AgentCore(identity: identity, config: config, journal: journal)
     }
 }

@@ -1,4 +1,6 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import PolicyCore
 
 /// Logging to stderr with the sd-daemon priority prefixes (`<6>` …) that
@@ -9,9 +11,24 @@ public final class Log: @unchecked Sendable {
     public var level: Level
     private let write: (String) -> Void
 
-    public init(level: Level = .info, write: @escaping (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }) {
+    public init(level: Level = .info, write: @escaping (String) -> Void = Log.standardError) {
         self.level = level
         self.write = write
+    }
+
+    /// Writes the whole text to descriptor 2 (as FileHandle.standardError
+    /// would, without Foundation: docs/PERFORMANCE.md, "Memory").
+    public static func standardError(_ text: String) {
+        var text = text
+        text.withUTF8 { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = Glibc.write(2, bytes.baseAddress! + offset, bytes.count - offset)
+                if written < 0, errno == EINTR { continue }
+                guard written > 0 else { return }
+                offset += written
+            }
+        }
     }
 
     public func log(_ level: Level, _ message: @autoclosure () -> String) {

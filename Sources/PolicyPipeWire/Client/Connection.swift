@@ -163,7 +163,7 @@ public final class Connection {
     }
 }
 
-func currentEnvironment() -> [String: String] {
+public func currentEnvironment() -> [String: String] {
     var result: [String: String] = [:]
     var pointer = environ
     while let entry = pointer.pointee {

@@ -1,0 +1,70 @@
+/// A JSON document as a value: what the agent's own coder (JSONValueEncoder,
+/// JSONValueDecoder) builds and reads. The agent publishes and persists
+/// JSON without Foundation, which it does not load (docs/PERFORMANCE.md,
+/// "Memory"); the text is the one Foundation's JSONEncoder writes with
+/// `.sortedKeys`, so either side reads the other's.
+public indirect enum JSONValue: Equatable, Sendable {
+    case null
+    case bool(Bool)
+    /// The number as written: integers exactly, floating point as Swift's
+    /// shortest round-trip `description` without a trailing ".0".
+    case number(String)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    /// Compact text, keys sorted by their UTF-8 bytes; "/" written as "\/"
+    /// unless `escapingSlashes` is false (JSONEncoder's
+    /// `.withoutEscapingSlashes`).
+    public func text(escapingSlashes: Bool = true) -> String {
+        var output: [UInt8] = []
+        write(to: &output, escapingSlashes: escapingSlashes)
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    func write(to output: inout [UInt8], escapingSlashes: Bool) {
+        switch self {
+        case .null: output.append(contentsOf: "null".utf8)
+        case .bool(let value): output.append(contentsOf: (value ? "true" : "false").utf8)
+        case .number(let text): output.append(contentsOf: text.utf8)
+        case .string(let text): Self.writeString(text, to: &output, escapingSlashes: escapingSlashes)
+        case .array(let elements):
+            output.append(UInt8(ascii: "["))
+            for (index, element) in elements.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                element.write(to: &output, escapingSlashes: escapingSlashes)
+            }
+            output.append(UInt8(ascii: "]"))
+        case .object(let members):
+            output.append(UInt8(ascii: "{"))
+            let sorted = members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+            for (index, member) in sorted.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                Self.writeString(member.key, to: &output, escapingSlashes: escapingSlashes)
+                output.append(UInt8(ascii: ":"))
+                member.value.write(to: &output, escapingSlashes: escapingSlashes)
+            }
+            output.append(UInt8(ascii: "}"))
+        }
+    }
+
+    private static func writeString(_ text: String, to output: inout [UInt8], escapingSlashes: Bool) {
+        let hex = Array("0123456789abcdef".utf8)
+        output.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): output.append(contentsOf: #"\""#.utf8)
+            case UInt8(ascii: "\\"): output.append(contentsOf: #"\\"#.utf8)
+            case UInt8(ascii: "/") where escapingSlashes: output.append(contentsOf: #"\/"#.utf8)
+            case 0x08: output.append(contentsOf: #"\b"#.utf8)
+            case 0x0C: output.append(contentsOf: #"\f"#.utf8)
+            case 0x0A: output.append(contentsOf: #"\n"#.utf8)
+            case 0x0D: output.append(contentsOf: #"\r"#.utf8)
+            case 0x09: output.append(contentsOf: #"\t"#.utf8)
+            case ..<0x20: output.append(contentsOf: #"\u00"#.utf8 + [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+            default: output.append(byte)
+            }
+        }
+        output.append(UInt8(ascii: "\""))
+    }
+}

@@ -1,0 +1,91 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import PolicyCore
+
+/// What `pw-policy run` starts: the agent with its options. The command line
+/// parses them, then hands over to the lean `pw-policy-agent` executable
+/// beside it, which links no Foundation and keeps the long-running process
+/// small (docs/PERFORMANCE.md, "Memory"); without that executable it runs
+/// the agent itself, the same way.
+public struct AgentLaunch: Sendable, Equatable {
+    public var remote: String?
+    public var dryRun: Bool
+    public var logLevel: LogLevel
+
+    /// The name of the lean executable, installed beside `pw-policy`.
+    public static let executableName = "pw-policy-agent"
+
+    public init(remote: String?, dryRun: Bool, logLevel: LogLevel) {
+        self.remote = remote; self.dryRun = dryRun; self.logLevel = logLevel
+    }
+
+    /// The options as `pw-policy-agent run` takes them: in this one form only,
+    /// since only `pw-policy run` starts it, after checking them.
+    public var arguments: [String] {
+        ["--log-level", String(logLevel.rawValue)] + (dryRun ? ["--dry-run"] : []) + (remote.map { ["--remote", $0] } ?? [])
+    }
+
+    /// Reads what `arguments` wrote; nil for anything else.
+    public init?(arguments: [String]) {
+        var remote: String?, dryRun = false, logLevel: LogLevel?
+        var rest = arguments[...]
+        while let option = rest.popFirst() {
+            switch option {
+            case "--dry-run": dryRun = true
+            case "--remote": guard let value = rest.popFirst() else { return nil }; remote = value
+            case "--log-level": guard let value = rest.popFirst(), let level = LogLevel(name: value) else { return nil }; logLevel = level
+            default: return nil
+            }
+        }
+        guard let logLevel else { return nil }
+        self.init(remote: remote, dryRun: dryRun, logLevel: logLevel)
+    }
+
+    /// Replaces this process with `pw-policy-agent run …` from the directory
+    /// of this executable, keeping its pid and `argv[0]` (so the config is
+    /// searched from the same place). Returns only when there is no such
+    /// executable or it cannot be started.
+    public func replaceProcess() {
+        guard let executable = Self.besideThisExecutable(), access(executable, X_OK) == 0 else { return }
+        let argv = [CommandLine.arguments.first ?? "pw-policy", "run"] + arguments
+        fflush(nil)
+        var cArguments = argv.map { strdup($0) }
+        cArguments.append(nil)
+        execv(executable, cArguments)
+        for argument in cArguments { free(argument) }
+    }
+
+    /// `pw-policy-agent` in the directory of the running executable.
+    static func besideThisExecutable() -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard length > 0 else { return nil }
+        let path = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let slash = path.lastIndex(of: "/") else { return nil }
+        return path[...slash] + executableName
+    }
+
+    /// Runs the agent until SIGTERM/SIGINT or a fatal error.
+    public func run(version: String) -> ExitStatus {
+        let log = Log(level: logLevel)
+        let loader = ConfigLocations.loader()
+        let config: LoadedConfig
+        do {
+            config = try loader.load()
+        } catch {
+            log.error("refusing to start with a bad configuration:\n\(error)")
+            return .config
+        }
+        let agent: Agent
+        do {
+            agent = try Agent(options: AgentOptions(remote: remote, dryRun: dryRun, version: version,
+                                                    environment: currentEnvironment()),
+                              config: config, loader: loader, log: log)
+        } catch {
+            log.error("refusing to start: \(error)")
+            return .config
+        }
+        return agent.run()
+    }
+}
