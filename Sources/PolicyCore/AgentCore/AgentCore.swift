@@ -119,7 +119,9 @@ public struct AgentCore: Sendable {
         if let change = published.stackChange(StackStatus(observation.stack)) { effects.append(.log(.notice, change)) }
 
         let classified = classifications.classifyAll(graph: graph, overrides: controls.overrideTable)
-        effects += reportReclassified(classified, graph: graph)
+        // Numbered now, sent after the graph actions: at start-up these are
+        // hundreds of log lines and metadata writes, and the gains come first.
+        let reclassified = reportReclassified(classified, graph: graph)
         let input = EngineInputBuilder.build(graph: graph, classified: classified, now: now,
                                              silentMode: journal.silentMode, resumeRequests: controls.resumeRequests)
         let decision = engine.decide(input, memory: journal.memory)
@@ -142,6 +144,7 @@ public struct AgentCore: Sendable {
         // The hold first (gain 0, unlinked), then the pause: the hold is the
         // backstop until the player says it paused.
         effects += act(plan.actions, graph: graph)
+        effects += reclassified
         for (command, reason) in zip(pauses.commands, pauses.reasons) {
             effects += identity.dryRun ? [.log(.info, "dry-run: would \(reason)")] : [.log(.info, reason), .player(command)]
         }
