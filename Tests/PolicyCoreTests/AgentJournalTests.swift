@@ -30,19 +30,27 @@ import PolicyCore
         later.memory.time = 43
         later.memory.sessions[SessionKey("mpv:playback")]?.lastActive = 43
         #expect(!later.differsDurably(from: sample))
+        // A step of a fade in progress: the ramp says where the gain goes.
+        var stepped = later
+        stepped.applied[10]?.commandedGain = 0.5
+        stepped.applied[10]?.commandedAt = 12.6
+        stepped.applied[10]?.confirmed = true
+        #expect(!stepped.differsDurably(from: sample))
         var changes: [AgentJournal] = []
-        for change in 0..<5 {
+        for change in 0..<7 {
             var changed = later
             switch change {
-            case 0: changed.applied[10]?.commandedGain = 0.5
+            case 0: changed.applied[11]?.commandedGain = 0.5
             case 1: changed.memory.sessions[SessionKey("mpv:playback")]?.activeSince = 4
             case 2: changed.memory.sessions[SessionKey("x:ambient")] = .init(activeSince: 43, lastActive: 43)
             case 3: changed.memory.time = nil
-            default: changed.silentMode = false
+            case 4: changed.silentMode = false
+            case 5: changed.applied[10]?.ramp = nil  // the fade ended
+            default: changed.applied[10]?.ramp?.to = 0.3  // a new fade
             }
             changes.append(changed)
         }
-        #expect(changes.map { $0.differsDurably(from: sample) } == [true, true, true, true, true])
+        #expect(changes.map { $0.differsDurably(from: sample) } == [true, true, true, true, true, true, true])
     }
 
     /// The user's settings are synced to disk; what the agent did to streams is not.

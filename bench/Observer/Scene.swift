@@ -51,6 +51,21 @@ final class Scene {
 
     var agentPID: pid_t? { agent?.pid }
 
+    /// Pumps the observer until WirePlumber used under 10 ms of CPU in the
+    /// last half second (or `timeout` passed); returns how long that took.
+    @discardableResult
+    func waitForWirePlumberIdle(timeout: Double) -> Double {
+        let started = MonotonicClock.now
+        guard let pid = wirePlumberPID, var last = ProcessSample(pid: pid)?.cpuSeconds else { return 0 }
+        while MonotonicClock.now - started < timeout {
+            observer.pump(0.5)
+            guard let now = ProcessSample(pid: pid)?.cpuSeconds else { break }
+            if now - last < 0.01 { break }
+            last = now
+        }
+        return MonotonicClock.now - started
+    }
+
     var wirePlumberPID: pid_t? { daemonPID("wireplumber") }
 
     /// Waits until WirePlumber used no CPU for `quiet` seconds: it has worked

@@ -1,3 +1,4 @@
+import Foundation
 import PolicyCore
 import PolicyPipeWire
 
@@ -33,6 +34,14 @@ enum StartupRun {
             throw BenchError("the stopped agent left streams ducked")
         }
         observer.waitForQuiet(0.5)
+        // The agent's restore just changed every background stream's Props,
+        // and WirePlumber works through each (its restore-stream hooks) for
+        // seconds at 500 streams. A client that binds WirePlumber's exported
+        // metadata — the agent, at start-up — waits until WirePlumber has
+        // answered the bind's ping, so a start-up measured now times
+        // WirePlumber's backlog, not the agent (docs/PERFORMANCE.md).
+        let wirePlumberBusy = scene.waitForWirePlumberIdle(timeout: 60)
+        if wirePlumberBusy > 0.5 { note(String(format: "start-up: waited %.1f s for WirePlumber to finish its backlog", wirePlumberBusy)) }
 
         var result = StartupResult(streams: background.count)
         var atLevel = Set<UInt32>()

@@ -119,7 +119,9 @@ public struct AgentCore: Sendable {
         if let change = published.stackChange(StackStatus(observation.stack)) { effects.append(.log(.notice, change)) }
 
         let classified = classifications.classifyAll(graph: graph, overrides: controls.overrideTable)
-        effects += reportReclassified(classified, graph: graph)
+        // Numbered now, sent after the graph actions: at start-up these are
+        // hundreds of log lines and metadata writes, and the gains come first.
+        let reclassified = reportReclassified(classified, graph: graph)
         let input = EngineInputBuilder.build(graph: graph, classified: classified, now: now,
                                              silentMode: journal.silentMode, resumeRequests: controls.resumeRequests)
         let decision = engine.decide(input, memory: journal.memory)
@@ -142,6 +144,7 @@ public struct AgentCore: Sendable {
         // The hold first (gain 0, unlinked), then the pause: the hold is the
         // backstop until the player says it paused.
         effects += act(plan.actions, graph: graph)
+        effects += reclassified
         for (command, reason) in zip(pauses.commands, pauses.reasons) {
             effects += identity.dryRun ? [.log(.info, "dry-run: would \(reason)")] : [.log(.info, reason), .player(command)]
         }
@@ -275,13 +278,23 @@ public struct AgentCore: Sendable {
     /// as policy.* properties, so a stream may be reclassified at once).
     private mutating func reportReclassified(_ classified: [UInt32: ClassifiedStream], graph: Graph) -> [AgentEffect] {
         var effects: [AgentEffect] = []
-        var current: [UInt32: String] = [:]
-        for (id, stream) in classified.sorted(by: { $0.key < $1.key }) {
+        var current: [UInt32: Publication.StreamSignature] = [:]
+        current.reserveCapacity(classified.count)
+        var changed: [UInt32] = []
+        for (id, stream) in classified {
+            let classification = stream.classification
+            // Compared as a value: building a string per stream on every
+            // reconcile cost more than the decision at hundreds of streams.
+            let signature = Publication.StreamSignature(serial: graph.nodes[id]?.serial ?? 0, category: classification.category,
+                                                        options: classification.options, mode: classification.mode,
+                                                        exempt: classification.exempt)
+            current[id] = signature
+            if published.streamSignatures[id] != signature { changed.append(id) }
+        }
+        for id in changed.sorted() {
+            guard let stream = classified[id] else { continue }
             let classification = stream.classification
             let options = classification.options.sorted().map(\.rawValue)
-            let signature = "\(graph.nodes[id]?.serial ?? 0) \(classification.category) \(options) \(classification.mode) \(classification.exempt)"
-            current[id] = signature
-            guard published.streamSignatures[id] != signature else { continue }
             let shownOptions = options.isEmpty ? "" : " [" + options.joined(separator: ", ") + "]"
             effects += emit(EventRecord(seq: 0, type: "stream-classified",
                                         text: "stream \(id) \"\(stream.appName)\": \(classification.category.rawValue)\(shownOptions) — \(classification.reason)",
@@ -313,8 +326,10 @@ public struct AgentCore: Sendable {
                                                        extraWarnings: controls.streamWarnings[id] ?? [],
                                                        player: playerOf[id])
         }
-        for (id, status) in current.sorted(by: { $0.key < $1.key }) where published.streams[id] != status {
-            effects.append(own(subject: id, AgentProtocol.streamKey, StatusPublisher.json(status)))
+        // Compared first, sorted and encoded only when changed: most reconciles
+        // change few of hundreds of streams.
+        for id in current.compactMap({ published.streams[$0.key] != $0.value ? $0.key : nil }).sorted() {
+            effects.append(own(subject: id, AgentProtocol.streamKey, StatusPublisher.json(current[id]!)))
         }
         for id in published.streams.keys.sorted() where current[id] == nil {
             effects.append(own(subject: id, AgentProtocol.streamKey, nil))
@@ -342,9 +357,9 @@ public struct AgentCore: Sendable {
     private func clearEntriesOfVanishedNodes(_ graph: Graph) -> [AgentEffect] {
         guard let metadata = graph.metadata(named: AgentProtocol.metadataName) else { return [] }
         var effects: [AgentEffect] = []
-        for (subject, entries) in metadata.entries.sorted(by: { $0.key < $1.key })
-            where subject != 0 && graph.nodes[subject] == nil {
-            for key in entries.keys.sorted() where key != AgentProtocol.streamKey {
+        let vanished = metadata.entries.keys.filter { $0 != 0 && graph.nodes[$0] == nil }
+        for subject in vanished.sorted() {
+            for key in metadata.entries[subject]!.keys.sorted() where key != AgentProtocol.streamKey {
                 effects.append(own(subject: subject, key, nil))
             }
         }

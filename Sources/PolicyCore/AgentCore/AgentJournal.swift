@@ -55,14 +55,23 @@ public struct AgentJournal: Codable, Sendable, Equatable {
     /// and when each active session was last seen active change on every
     /// decision; an older snapshot of them is as consistent (they are written
     /// together) and they matter only for the debounce, shorter than a restart.
+    /// Likewise the steps of a fade: while a stream's ramp is the same, the
+    /// gain last sent on its way is not worth a write (at hundreds of streams
+    /// each write encodes the whole journal, every 25 ms step). The ramp is
+    /// written when it starts and when it ends, and a restart goes on from
+    /// the ramp, or restores gain 1, whichever step was last written
+    /// (docs/PERFORMANCE.md, "Limits found").
     public func differsDurably(from other: AgentJournal) -> Bool {
         func withoutClock(_ journal: AgentJournal) -> AgentJournal {
             var copy = journal
             copy.memory.time = copy.memory.time.map { _ in 0 }
-            copy.memory.sessions = copy.memory.sessions.mapValues { session in
-                var session = session
-                session.lastActive = 0
-                return session
+            for key in copy.memory.sessions.keys {
+                copy.memory.sessions[key]!.lastActive = 0
+            }
+            for (id, stream) in copy.applied where stream.ramp != nil {
+                copy.applied[id]!.commandedGain = nil
+                copy.applied[id]!.commandedAt = 0
+                copy.applied[id]!.confirmed = true
             }
             return copy
         }

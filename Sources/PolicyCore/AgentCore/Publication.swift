@@ -7,7 +7,15 @@ struct Publication: Sendable {
     /// The global entries (agent, outputs) as published.
     var global: [String: String] = [:]
     /// Each stream's serial and classification as last reported.
-    var streamSignatures: [UInt32: String] = [:]
+    var streamSignatures: [UInt32: StreamSignature] = [:]
+    /// What a "stream-classified" event reports: a new one when any of it changes.
+    struct StreamSignature: Sendable, Equatable {
+        var serial: UInt64
+        var category: Category
+        var options: Set<PolicyOption>
+        var mode: AudioMode
+        var exempt: Bool
+    }
     /// Per-stream overrides last read: a broken new value keeps the old one.
     var nodeOverrides: [UInt32: ClassificationOverride] = [:]
     var warnings: [String] = []

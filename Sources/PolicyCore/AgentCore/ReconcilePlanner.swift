@@ -358,7 +358,7 @@ public struct ReconcilePlanner: Sendable {
     /// Whether the daemon reports `gain` as sent: Props carry a 32-bit float,
     /// so exactly that float, not merely something close (a fade step a hair
     /// below 1 is not 1).
-    static func reports(_ volume: Float, _ gain: Double) -> Bool {
+    public static func reports(_ volume: Float, _ gain: Double) -> Bool {
         volume == Float(gain)
     }
 

@@ -37,12 +37,30 @@ final class AgentSession {
         mirror.onInitialSync = { [unowned self] in
             self.isReady = true
             self.context.log.notice("connected to PipeWire at '\(connection.remote)'; \(self.mirror.graph.streams.count) streams")
-            self.executor.execute(self.context.core.connected(self.observe()))
+            self.executor.execute(self.context.core.connected(self.observe()), flushingActionsFirst: true)
         }
-        mirror.onChange = { [unowned self] in
+        mirror.onObjectChange = { [unowned self] change in
             // One reconcile for a burst of events (and one syscall, not one each).
-            if self.isReady, !self.reconcileTimer.isPending { self.reconcileTimer.schedule(after: 0) }
+            if self.isReady, !self.reconcileTimer.isPending, !self.isEcho(change) { self.reconcileTimer.schedule(after: 0) }
         }
+    }
+
+    /// A stream's Props that can change no decision: those of a stream in a
+    /// fade (the planner steps a fade by the clock and reads no volume until
+    /// it ends), or reporting the gain we sent it, our own command coming
+    /// back (only `volume` of Props matters to the policy). Reconciling on
+    /// them stepped every fade early: at hundreds of streams each step's
+    /// echoes ran a reconcile that sent the next step to all of them, as
+    /// fast as the daemon echoed, and every one was another Props change for
+    /// WirePlumber to work through. Fades step on their timer; confirmations
+    /// are read by the next reconcile, which the planner's confirmation check
+    /// schedules anyway (docs/PERFORMANCE.md, "Limits found").
+    private func isEcho(_ change: GraphMirror.ObjectChange) -> Bool {
+        guard case .props(let id) = change, let applied = context.core.journal.applied[id],
+              applied.serial == mirror.graph.nodes[id]?.serial else { return false }
+        if applied.ramp != nil { return true }
+        guard let volume = mirror.graph.nodes[id]?.volume, let commanded = applied.commandedGain else { return false }
+        return ReconcilePlanner.reports(volume, commanded)
     }
 
     private func observe() -> AgentCore.Observation {
@@ -68,7 +86,7 @@ final class AgentSession {
     func reconcile() {
         guard isReady, connection.isConnected else { return }
         connection.loop.preconditionInEventLoop()
-        executor.execute(context.core.reconcile(observe()))
+        executor.execute(context.core.reconcile(observe()), flushingActionsFirst: true)
     }
 
     /// Runs `change` on the core and executes what it returns, then

@@ -25,40 +25,76 @@ final class EffectExecutor {
 
     private var mirror: GraphMirror { actions.mirror }
 
-    func execute(_ effects: [AgentEffect]) {
+    /// Effects held back until the daemon has been sent the graph actions
+    /// before them (see `execute(_:flushingActionsFirst:)`), in order.
+    private var backlog: [AgentEffect] = []
+    /// Runs the backlog on the loop's next turn.
+    private var backlogTimer: LoopTimer?
+
+    /// Executes `effects` in order, after any held back by an earlier call.
+    ///
+    /// `flushingActionsFirst`: once graph actions have been executed, the
+    /// effects after them (events, statuses, acknowledgements: hundreds of
+    /// metadata writes when hundreds of streams duck) wait for the loop's
+    /// next turn. libpipewire sends what was queued on the connection only
+    /// when the loop runs again, so writing those first would hold back the
+    /// gains the daemon is waiting for (docs/PERFORMANCE.md, "Limits found").
+    /// The order of all effects stays the one decided: the journal before
+    /// the actions, statuses before acknowledgements.
+    func execute(_ effects: [AgentEffect], flushingActionsFirst: Bool = false) {
         mirror.connection.loop.preconditionInEventLoop()
-        for effect in effects {
-            switch effect {
-            case .saveJournal(let journal, let sync):
-                do {
-                    try JournalFile.save(journal, to: journalPath, sync: sync)
-                } catch {
-                    log.error("cannot write \(journalPath): \(error)")
+        let queue = backlog + effects
+        backlog = []
+        backlogTimer?.cancel()
+        var acted = false
+        for (index, effect) in queue.enumerated() {
+            if case .graph = effect {
+                acted = true
+            } else if flushingActionsFirst, acted {
+                backlog = Array(queue[index...])
+                if backlogTimer == nil {
+                    backlogTimer = mirror.connection.loop.makeTimer { [unowned self] in self.execute([]) }
                 }
-            case .graph(let action):
-                log.debug(ActionDescription.describe(action, in: mirror.graph))
-                do {
-                    try perform(action)
-                } catch {
-                    // Nodes and links vanish mid-action all the time.
-                    log.debug("\(action) failed: \(error)")
-                }
-            case .setMetadata(let write):
-                do {
-                    try actions.setMetadata(named: write.metadata, subject: write.subject, key: write.key,
-                                            type: write.type, value: write.value)
-                } catch {
-                    log.debug("setting \(write.key) of \(write.subject) in '\(write.metadata)' failed: \(error)")
-                }
-            case .player(let command):
-                sendToPlayer(command)
-            case .log(let level, let text):
-                log.log(level, text)
-            case .wakeUp(let time):
-                if let time { wakeUpTimer.schedule(after: max(0.001, time - MonotonicClock.now)) } else { wakeUpTimer.cancel() }
-            case .flush:
-                mirror.connection.roundTrip(timeout: 2)
+                // After the loop's turn that writes the connection's queue:
+                // the socket is ready before this timer expires.
+                backlogTimer?.schedule(after: 0)
+                return
             }
+            run(effect)
+        }
+    }
+
+    private func run(_ effect: AgentEffect) {
+        switch effect {
+        case .saveJournal(let journal, let sync):
+            do {
+                try JournalFile.save(journal, to: journalPath, sync: sync)
+            } catch {
+                log.error("cannot write \(journalPath): \(error)")
+            }
+        case .graph(let action):
+            log.debug(ActionDescription.describe(action, in: mirror.graph))
+            do {
+                try perform(action)
+            } catch {
+                // Nodes and links vanish mid-action all the time.
+                log.debug("\(action) failed: \(error)")
+            }
+        case .setMetadata(let write):
+            do {
+                try actions.setMetadata(named: write.metadata, subject: write.subject, key: write.key,
+                                        type: write.type, value: write.value)
+            } catch {
+                log.debug("setting \(write.key) of \(write.subject) in '\(write.metadata)' failed: \(error)")
+            }
+        case .player(let command):
+            sendToPlayer(command)
+        case .log(let level, let text):
+            log.log(level, text)
+        case .wakeUp(let time):
+            if let time { wakeUpTimer.schedule(after: max(0.001, time - MonotonicClock.now)) } else { wakeUpTimer.cancel() }
+        case .flush:
+            mirror.connection.roundTrip(timeout: 2)
         }
     }
 
