@@ -30,7 +30,8 @@ func diff(_ later: Double?, _ earlier: Double?) -> Double? {
 }
 
 /// A stream with `duck-others` starts while the background plays, and
-/// stops once everything ducked; the next starts when everything is back at 1.
+/// stops once everything ducked; the next starts when everything is back at 1
+/// and the fades are over.
 enum DuckRun {
     static func run(scene: Scene, events: Int, label: String, progress: (Int) -> Void) -> [DuckSample] {
         let background = Set(scene.background)
@@ -71,6 +72,10 @@ enum DuckRun {
             observer.onEvent = nil
             scene.load.send(["stop \(id)"])
             observer.wait(timeout: 10) { observer.node(named: name) == nil && scene.backgroundRestored() }
+            // A native ramp reports its target when it is sent and then runs on
+            // (a fade back to 1 lands after it): the next event starts at rest,
+            // not while the last ramp still blocks the stream (docs/POLICY.md, "Fades").
+            observer.wait(timeout: 0.3) { false }
             samples.append(sample)
             progress(event + 1)
         }
