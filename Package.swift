@@ -59,7 +59,7 @@ let package = Package(
                 swiftSettings: pipewireSwift),
         // The session-bus client: sd-bus on a loop the caller provides (BusLoop,
         // which PolicyPipeWire's EventLoop satisfies), MPRIS players observed.
-        .target(name: "PolicyDBus", dependencies: ["CSystemd", "PolicyCore"]),
+        .target(name: "PolicyDBus", dependencies: ["CSystemd", "PolicyCore", "PolicyFiles"]),
         // What the CLI shows: pure renderers of the agent's published state.
         .target(name: "PolicyCLI", dependencies: ["PolicyCore"]),
         .executableTarget(

@@ -1,3 +1,4 @@
+import PolicyFiles
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -16,7 +17,7 @@ public struct FlatpakInfo: Sendable, Equatable {
 
     /// Reads the sandbox info of `pid`; nil when it is not in one (or is gone).
     public static func read(pid: Int32, proc: String = "/proc") -> FlatpakInfo? {
-        guard let text = ProcFile.text("\(proc)/\(pid)/root/.flatpak-info") else { return nil }
+        guard let text = FileContents.text(at: "\(proc)/\(pid)/root/.flatpak-info") else { return nil }
         return parse(text)
     }
 

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import PolicyCore
+import PolicyFiles
 
 /// Process parents read from /proc/<pid>/stat, for matching players to
 /// streams played by a child process (docs/PLAYERS.md). A process that is
@@ -24,7 +25,7 @@ public enum ProcessAncestry {
 
     /// The parent of `pid`, nil when the process is gone or its stat unreadable.
     public static func parent(of pid: Int32, proc: String = "/proc") -> Int32? {
-        guard let line = ProcFile.text("\(proc)/\(pid)/stat") else { return nil }
+        guard let line = FileContents.text(at: "\(proc)/\(pid)/stat") else { return nil }
         return parentPID(statLine: line)
     }
 

@@ -9,20 +9,13 @@ import PolicyCore
 public enum JournalFile {
     /// Nil when there is no journal yet.
     public static func load(from path: String) throws -> AgentJournal? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        if descriptor < 0, errno == ENOENT || errno == ENOTDIR { return nil }
-        guard descriptor >= 0 else { throw FileError(path: path, code: errno) }
-        defer { close(descriptor) }
-        var contents: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count == 0 { break }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw FileError(path: path, code: errno)
-            }
-            contents.append(contentsOf: chunk[0..<count])
+        let contents: [UInt8]
+        do {
+            contents = try FileContents.bytes(at: path)
+        } catch {
+            // No journal yet (a typed `catch where` crashes the Swift 6.3 compiler).
+            guard error.code == ENOENT || error.code == ENOTDIR else { throw error }
+            return nil
         }
         return try AgentJournal.decoded(from: contents)
     }
