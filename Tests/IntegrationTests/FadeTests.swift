@@ -41,8 +41,10 @@ extension TimingSensitiveSuites {
 
             #expect(abs(ducked - 0.2) < 0.02, "the duck level reached the sink")
             #expect(abs((levels.suffix(20).min() ?? 0) - 1) < 0.02, "back at full level")
-            // No step is heard as a jump: a duck without a fade falls 14 dB at once.
-            #expect(largest < 3, "largest change \(largest) dB")
+            // No step is heard as a jump: a duck without a fade falls 14 dB at
+            // once. A step of the curve is under 2 dB; two may land in adjacent
+            // blocks when a timer tick comes late (3.1 dB seen on 0.3.65).
+            #expect(largest < 4, "largest change \(largest) dB")
             let native = StackCapabilities.hasNativeVolumeRamps(
                 client: scene.client.graph.nodes[musicID]?.clientID.flatMap { scene.client.graph.clients[$0] })
             if native {
