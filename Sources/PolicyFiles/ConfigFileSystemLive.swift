@@ -31,22 +31,9 @@ private func isRegularFile(_ path: String) -> Bool {
 }
 
 private func readWholeFile(_ path: String) throws(ConfigError) -> [UInt8] {
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-    guard descriptor >= 0 else { throw ConfigError(file: path, "cannot read: \(errorMessage(errno))") }
-    defer { close(descriptor) }
-    var contents: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 65_536)
-    while true {
-        let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-        if count == 0 { return contents }
-        if count < 0 {
-            if errno == EINTR { continue }
-            throw ConfigError(file: path, "cannot read: \(errorMessage(errno))")
-        }
-        contents.append(contentsOf: chunk[0..<count])
+    do {
+        return try FileContents.bytes(at: path)
+    } catch {
+        throw ConfigError(file: path, "cannot read: \(error.reason)")
     }
-}
-
-private func errorMessage(_ code: Int32) -> String {
-    String(cString: strerror(code))
 }

@@ -8,5 +8,7 @@ public struct FileError: Error, CustomStringConvertible, Sendable {
     public var path: String
     public var code: Int32
     public init(path: String, code: Int32) { self.path = path; self.code = code }
-    public var description: String { "\(path): \(String(cString: strerror(code)))" }
+    /// What strerror says of the code, without the path.
+    public var reason: String { String(cString: strerror(code)) }
+    public var description: String { "\(path): \(reason)" }
 }
