@@ -51,43 +51,28 @@ final class Scene {
 
     var agentPID: pid_t? { agent?.pid }
 
-    /// Pumps the observer until WirePlumber used under 10 ms of CPU in the
-    /// last half second (or `timeout` passed); returns how long that took.
-    @discardableResult
-    func waitForWirePlumberIdle(timeout: Double) -> Double {
-        let started = MonotonicClock.now
-        guard let pid = wirePlumberPID, var last = ProcessSample(pid: pid)?.cpuSeconds else { return 0 }
-        while MonotonicClock.now - started < timeout {
-            observer.pump(0.5)
-            guard let now = ProcessSample(pid: pid)?.cpuSeconds else { break }
-            if now - last < 0.01 { break }
-            last = now
-        }
-        return MonotonicClock.now - started
-    }
-
     var wirePlumberPID: pid_t? { daemonPID("wireplumber") }
 
     /// Waits until WirePlumber used no CPU for `quiet` seconds: it has worked
     /// through every event queued so far (the Props changes of a fade, links).
     /// Its CPU time moves in clock ticks (10 ms), so a working WirePlumber
-    /// shows within a few tenths of a second.
+    /// shows within a few tenths of a second. Returns how long it waited.
     @discardableResult
-    func waitForWirePlumberIdle(quiet: Double = 0.3, timeout: Double = 30) -> Bool {
-        guard let pid = wirePlumberPID, var last = ProcessSample(pid: pid)?.cpuSeconds else { return false }
-        var lastChange = MonotonicClock.now
-        let deadline = lastChange + timeout
-        while MonotonicClock.now < deadline {
+    func waitForWirePlumberIdle(quiet: Double = 0.3, timeout: Double = 30) -> Double {
+        let started = MonotonicClock.now
+        guard let pid = wirePlumberPID, var last = ProcessSample(pid: pid)?.cpuSeconds else { return 0 }
+        var lastChange = started
+        while MonotonicClock.now - started < timeout {
             observer.pump(0.1)
-            guard let cpu = ProcessSample(pid: pid)?.cpuSeconds else { return false }
+            guard let cpu = ProcessSample(pid: pid)?.cpuSeconds else { break }
             if cpu != last {
                 last = cpu
                 lastChange = MonotonicClock.now
             } else if MonotonicClock.now - lastChange >= quiet {
-                return true
+                break
             }
         }
-        return false
+        return MonotonicClock.now - started
     }
 
     /// A daemon of the sandbox, from its pids file.
