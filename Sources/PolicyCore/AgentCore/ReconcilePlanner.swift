@@ -276,13 +276,13 @@ public struct ReconcilePlanner: Sendable {
                 // A native ramp stops one step short: land exactly on 1.
                 if gain == 1 { stream.landing = 1 }
             }
-            guard observedDiffers(node, from: gain) else { return command(&stream, gain: gain, node: node, now: now) }
-            stream.commandedGain = gain
-            stream.commandedAt = now
-            stream.confirmed = false
-            stream.rampLength = end - now
-            stream.rampRunsUntil = end + pacing.rampSettle
-            return [.rampGain(node: node.id, gain: gain, milliseconds: max(1, Int(((end - now) * 1000).rounded())))]
+            let sent = command(&stream, gain: gain, node: node, now: now,
+                               rampMilliseconds: max(1, Int(((end - now) * 1000).rounded())))
+            if !sent.isEmpty {
+                stream.rampLength = end - now
+                stream.rampRunsUntil = end + pacing.rampSettle
+            }
+            return sent
         }
         let interval = pacing.stepInterval(duration: ramp.duration, fading: fading)
         let firstStep = stream.commandedAt < ramp.start
@@ -309,10 +309,7 @@ public struct ReconcilePlanner: Sendable {
         stream.rampLength = nil
         guard let landing = stream.landing else { return (false, []) }
         stream.landing = nil
-        stream.commandedGain = landing
-        stream.commandedAt = now
-        stream.confirmed = false
-        return (false, [.setGain(node: node.id, gain: landing)])
+        return (false, command(&stream, gain: landing, node: node, now: now, always: true))
     }
 
     /// Our last command was not reported back in time: the daemon lost it.
@@ -343,11 +340,18 @@ public struct ReconcilePlanner: Sendable {
         return actions
     }
 
-    private func command(_ stream: inout AppliedStream, gain: Double, node: Graph.Node, now: Double) -> [AgentAction] {
+    /// Records `gain` as commanded now and returns what sends it: nothing
+    /// when the daemon already reports it (unless `always`: after a native
+    /// ramp, what it reports is not what it plays), a native ramp over
+    /// `rampMilliseconds` when given, else a plain `volume`.
+    private func command(_ stream: inout AppliedStream, gain: Double, node: Graph.Node, now: Double,
+                         rampMilliseconds: Int? = nil, always: Bool = false) -> [AgentAction] {
         stream.commandedGain = gain
         stream.commandedAt = now
-        stream.confirmed = !observedDiffers(node, from: gain)
-        return stream.confirmed ? [] : [.setGain(node: node.id, gain: gain)]
+        stream.confirmed = !always && !observedDiffers(node, from: gain)
+        guard !stream.confirmed else { return [] }
+        return [rampMilliseconds.map { .rampGain(node: node.id, gain: gain, milliseconds: $0) }
+                ?? .setGain(node: node.id, gain: gain)]
     }
 
     private func observedDiffers(_ node: Graph.Node, from gain: Double) -> Bool {
