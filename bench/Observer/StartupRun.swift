@@ -41,7 +41,7 @@ enum StartupRun {
         // answered the bind's ping, so a start-up measured now times
         // WirePlumber's backlog, not the agent (docs/PERFORMANCE.md).
         let wirePlumberBusy = scene.waitForWirePlumberIdle(quiet: 0.5, timeout: 60)
-        if wirePlumberBusy > 0.5 { note(String(format: "start-up: waited %.1f s for WirePlumber to finish its backlog", wirePlumberBusy)) }
+        if wirePlumberBusy > 1 { note(String(format: "start-up: waited %.1f s for WirePlumber to finish its backlog", wirePlumberBusy)) }
 
         var result = StartupResult(streams: background.count)
         var atLevel = Set<UInt32>()
