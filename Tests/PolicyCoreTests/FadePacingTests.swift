@@ -28,14 +28,16 @@ import Foundation
 
     // MARK: pacing
 
-    @Test func stepsSpreadOutAsMoreStreamsFadeButNeverBelowTheFewest() {
+    @Test func stepsSpreadOutAsMoreStreamsFadeAndFadesStretchToKeepTheFewest() {
         let pacing = FadePacing()
-        #expect(pacing.stepInterval(duration: 0.25, fading: 1) == pacing.shortestStep)
-        #expect(pacing.stepInterval(duration: 0.25, fading: 10) == pacing.shortestStep)
-        let many = pacing.stepInterval(duration: 1, fading: 100)
-        #expect(many > pacing.shortestStep)
-        #expect(100 / many <= pacing.updatesPerSecond + 1e-9, "within the budget")
-        #expect(pacing.stepInterval(duration: 0.25, fading: 500) == 0.25 / Double(pacing.fewestSteps))
+        #expect(pacing.stepInterval(fading: 1) == pacing.shortestStep)
+        #expect(pacing.stepInterval(fading: 10) == pacing.shortestStep)
+        #expect(pacing.stepInterval(fading: 100) == 100 / pacing.updatesPerSecond, "each stream's share of the budget")
+        #expect(pacing.steppedDuration(0.25, fading: 10) == 0.25, "few streams: as configured")
+        #expect(pacing.steppedDuration(0.25, fading: 50) == Double(pacing.fewestSteps) * 50 / pacing.updatesPerSecond,
+                "stretched to keep the fewest steps within the budget")
+        #expect(pacing.steppedDuration(0.25, fading: 500) == pacing.longestStretch, "but not beyond")
+        #expect(pacing.steppedDuration(2, fading: 500) == 2, "a long fade is never shortened")
     }
 
     @Test func fewerNativeRampsPerFadeAsMoreStreamsFade() {
@@ -165,26 +167,49 @@ import Foundation
     // MARK: the budget
 
     /// 100 streams ducking at once: each gets fewer, larger steps than one
-    /// alone, but never fewer than `fewestSteps`, and no step falls more
-    /// than a few decibels.
+    /// alone, still `fewestSteps`, over a fade stretched to keep within the
+    /// budget; no step falls more than a few decibels.
     @Test func manyStreamsFadingShareTheBudget() {
-        var harness = PlannerHarness.standard()
-        let ids = (0..<100).map { UInt32(1000 + $0) }
-        for id in ids { harness.addStream(id) }
-        let at1 = Dictionary(uniqueKeysWithValues: ids.map { ($0, gain(1)) })
-        let ducked = Dictionary(uniqueKeysWithValues: ids.map { ($0, gain(0.2)) })
-        harness.run(at1)
-        harness.now = 200
-        let steps = harness.runUntilIdle(ducked)
-        let pacing = harness.planner.pacing
+        let (steps, ids, pacing) = Self.duck(streams: 100)
         for id in ids {
             let values = [1.0] + gains(steps, of: id).map(\.gain)
-            #expect(values.count - 1 >= pacing.fewestSteps && values.count - 1 <= pacing.fewestSteps + 2, "\(values)")
+            #expect(values.count - 1 == pacing.fewestSteps, "\(values)")
             let drops = zip(values, values.dropFirst()).map { 20 * log10($0 / $1) }
             #expect(drops.allSatisfy { $0 > 0 && $0 < 5 }, "\(drops)")
             #expect(values.last == 0.2)
         }
-        let total = steps.reduce(0) { $0 + $1.actions.count }
-        #expect(total < 100 * (Int(0.2 / pacing.shortestStep) - 1), "fewer updates than a step per cycle each")
+        Self.expectWithinTheBudget(steps, pacing: pacing)
+    }
+
+    /// 500 streams ducking at once: four steps each would be 2 000 updates,
+    /// five seconds of the budget; the fade stretches to `longestStretch`
+    /// and the budget wins: one update per stream, straight to the level.
+    @Test func hundredsOfStreamsFadingGetFewerStepsNotMoreUpdates() {
+        let (steps, ids, _) = Self.duck(streams: 500)
+        for id in ids {
+            #expect(gains(steps, of: id).map(\.gain) == [0.2])
+        }
+        #expect(steps.reduce(0) { $0 + $1.actions.count } == 500)
+    }
+
+    /// `count` stepped streams known at 1 and then ducked to 0.2 together.
+    static func duck(streams count: Int) -> (steps: [PlannerHarness.Step], ids: [UInt32], pacing: FadePacing) {
+        var harness = PlannerHarness.standard()
+        let ids = (0..<count).map { UInt32(1000 + $0) }
+        for id in ids { harness.addStream(id) }
+        harness.run(Dictionary(uniqueKeysWithValues: ids.map { ($0, gain(1)) }))
+        harness.now = 200
+        let steps = harness.runUntilIdle(Dictionary(uniqueKeysWithValues: ids.map { ($0, gain(0.2)) }))
+        return (steps, ids, harness.planner.pacing)
+    }
+
+    /// No second of the fade carries more updates than the budget.
+    static func expectWithinTheBudget(_ steps: [PlannerHarness.Step], pacing: FadePacing) {
+        guard let start = steps.first?.time else { return }
+        var perSecond: [Int: Int] = [:]
+        for step in steps { perSecond[Int(step.time - start), default: 0] += step.actions.count }
+        for (second, updates) in perSecond {
+            #expect(Double(updates) <= pacing.updatesPerSecond, "second \(second): \(updates) updates")
+        }
     }
 }

@@ -10,14 +10,18 @@
 ///   streams fade; a fade back to 1 ends with one plain update, since a
 ///   native ramp stops one step short of its target (docs/POLICY.md, "Fades").
 /// - Stepped (older clients): Props updates on the agent's timer, every graph
-///   cycle while few streams fade, further apart as more do, but never fewer
-///   than `fewestSteps` per fade so that no step is heard as a jump.
+///   cycle while few streams fade, further apart as more do. So that no step
+///   is heard as a jump, a fade keeps `fewestSteps` by taking longer, up to
+///   `longestStretch`; beyond that (over a hundred streams fading at once)
+///   the budget wins and the steps get fewer and larger, down to one.
 public struct FadePacing: Sendable, Equatable {
     /// Props updates a second for all fading streams together.
     public var updatesPerSecond = 400.0
     /// The shortest step: about one graph cycle (1024 frames at 48 kHz).
     public var shortestStep = 0.025
     public var fewestSteps = 4
+    /// The longest a stepped fade is stretched to keep `fewestSteps`.
+    public var longestStretch = 1.0
     public var mostSegments = 3
     /// How long after its nominal end a native ramp may still run: the client
     /// starts it at its next graph cycle and it ends within a cycle of its
@@ -30,11 +34,19 @@ public struct FadePacing: Sendable, Equatable {
 
     public init() {}
 
-    /// The time between two steps of a stepped fade lasting `duration`
-    /// while `fading` streams fade.
-    public func stepInterval(duration: Double, fading: Int) -> Double {
-        let share = Double(max(fading, 1)) / updatesPerSecond
-        return max(shortestStep, min(share, duration / Double(fewestSteps)))
+    /// The time between two steps of a stepped fade while `fading` streams
+    /// fade: each stream's share of the budget.
+    public func stepInterval(fading: Int) -> Double {
+        max(shortestStep, Double(max(fading, 1)) / updatesPerSecond)
+    }
+
+    /// How long a stepped fade configured to last `duration` takes while
+    /// `fading` streams fade: long enough for `fewestSteps` within the
+    /// budget, but no longer than `longestStretch` (or `duration`, if that
+    /// is longer already).
+    public func steppedDuration(_ duration: Double, fading: Int) -> Double {
+        let smooth = Double(fewestSteps) * stepInterval(fading: fading)
+        return max(duration, min(smooth, longestStretch))
     }
 
     /// How many native ramps, one after the other, draw a fade lasting

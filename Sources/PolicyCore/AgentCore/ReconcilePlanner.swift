@@ -187,7 +187,8 @@ public struct ReconcilePlanner: Sendable {
                 if stream.held {
                     actions += unhold(&stream, node: node, decision: decision, graph: graph)
                     if decision.gain >= Self.epsilon {
-                        stream.ramp = GainRamp(from: 0, to: decision.gain, start: now, duration: fadeUp)
+                        stream.ramp = GainRamp(from: 0, to: decision.gain, start: now,
+                                               duration: fadeDuration(fadeUp, node: node, graph: graph, fading: fading))
                     }
                 }
                 if !rampRunning {
@@ -201,7 +202,7 @@ public struct ReconcilePlanner: Sendable {
                 }
             }
             if let ramp = stream.ramp, stream.rampRunsUntil == nil {
-                let interval = pacing.stepInterval(duration: ramp.duration, fading: fading)
+                let interval = pacing.stepInterval(fading: fading)
                 tick(max(min(stream.commandedAt + interval, ramp.end), now + 0.001))
             }
             if let until = stream.rampRunsUntil { tick(until) }
@@ -245,13 +246,29 @@ public struct ReconcilePlanner: Sendable {
             // Known from now on, so that its next change fades.
             return stream.commandedGain == nil ? command(&stream, gain: target, node: node, now: now) : []
         }
-        let duration = target < current ? fadeDown : fadeUp
+        let duration = fadeDuration(target < current ? fadeDown : fadeUp, node: node, graph: graph, fading: fading)
         if duration <= 0 {
             stream.ramp = nil
             return command(&stream, gain: target, node: node, now: now)
         }
         stream.ramp = GainRamp(from: current, to: target, start: now, duration: duration)
         return advance(&stream, along: stream.ramp!, node: node, graph: graph, fading: fading, now: now)
+    }
+
+    /// Whether the stream's fades are native ramps: its client has them, and
+    /// the stream runs (a ramp sent to a stream that does not run would wait,
+    /// and block the next; steps do not).
+    private func rampsNatively(_ node: Graph.Node, graph: Graph) -> Bool {
+        node.state == .running
+            && StackCapabilities.hasNativeVolumeRamps(client: node.clientID.flatMap { graph.clients[$0] })
+    }
+
+    /// How long a fade configured to last `configured` takes: as configured
+    /// for native ramps, stretched for steps while many streams fade
+    /// (FadePacing.steppedDuration).
+    private func fadeDuration(_ configured: Double, node: Graph.Node, graph: Graph, fading: Int) -> Double {
+        configured <= 0 || rampsNatively(node, graph: graph) ? configured
+            : pacing.steppedDuration(configured, fading: fading)
     }
 
     /// The next piece of a fade: a native ramp to a point further along the
@@ -263,10 +280,7 @@ public struct ReconcilePlanner: Sendable {
             return stream.commandedGain == ramp.to && !observedDiffers(node, from: ramp.to) ? []
                 : command(&stream, gain: ramp.to, node: node, now: now)
         }
-        // A native ramp advances only while its stream runs: one sent to a
-        // stream that does not run would wait, and block the next (steps do not).
-        if node.state == .running,
-           StackCapabilities.hasNativeVolumeRamps(client: node.clientID.flatMap { graph.clients[$0] }) {
+        if rampsNatively(node, graph: graph) {
             let length = pacing.segments(duration: ramp.duration, fading: fading).length
             // The last piece takes the rest rather than leave a sliver.
             let end = ramp.end - now < length * 1.5 ? ramp.end : now + length
@@ -284,7 +298,7 @@ public struct ReconcilePlanner: Sendable {
             }
             return sent
         }
-        let interval = pacing.stepInterval(duration: ramp.duration, fading: fading)
+        let interval = pacing.stepInterval(fading: fading)
         let firstStep = stream.commandedAt < ramp.start
         guard firstStep || now - stream.commandedAt >= interval - 1e-9 else { return [] }
         // A step ahead: the first one goes at once, the last lands at the end.
