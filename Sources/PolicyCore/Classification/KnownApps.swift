@@ -9,6 +9,7 @@ public enum KnownAppKind: String, CaseIterable, Sendable, Hashable {
     case recorder
     case screenReader = "screen reader/speech synthesizer"
     case alarmClock = "alarm clock"
+    case gameRuntime = "game runtime"
     case systemSounds = "desktop shell/notification sounds"
     case audioProcessing = "audio effects/DSP app"
     case meter = "level meter/visualizer"
@@ -88,6 +89,12 @@ public enum KnownApps {
         ]),
         (.alarmClock, [
             "gnome-clocks", "org.gnome.clocks", "kclock", "alarm-clock-applet",
+        ]),
+        // Runtimes that nearly always run games (docs/CLASSIFICATION.md, "The
+        // real-world corpus"): Wine/Proton's loader, which every Windows game's
+        // stream names as its binary, and SDL's name for an app that set none.
+        (.gameRuntime, [
+            "wine-preloader", "wine64-preloader", "sdl-application",
         ]),
         (.systemSounds, [
             "gnome-shell", "gsd-media-keys", "gsd-power", "plasmashell", "kwin_wayland", "kwin_x11", "cinnamon",

@@ -184,6 +184,17 @@ public enum RoleInference {
             return InferredCategory(.playAndRecord, evidence: "\(evidence), capturing: the microphone side of a call")
         case (.recorder, .capture):
             return InferredCategory(.record, evidence: evidence)
+        case (.browser, .capture):
+            // WebRTC: a browser or Electron app ("Chromium input") takes the
+            // microphone for a web call; its playback side is found by the
+            // plays-and-captures step while both run.
+            return InferredCategory(.playAndRecord, evidence: "\(evidence), capturing: the microphone side of a web call")
+        case (.gameRuntime, .playback):
+            // Like media.role=Game: a game with its soundtrack (design.md §2).
+            return InferredCategory(.soloAmbient, evidence: evidence)
+        case (.gameRuntime, .capture):
+            // A game takes the microphone for its voice chat.
+            return InferredCategory(.playAndRecord, evidence: "\(evidence), capturing: in-game voice chat")
         case (.screenReader, .playback):
             return InferredCategory(.playback, [.duckOthers], mode: .spokenAudio, evidence: evidence)
         case (.systemSounds, .playback):
