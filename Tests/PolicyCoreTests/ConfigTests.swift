@@ -102,7 +102,7 @@ enum ShippedConfigFile {
     /// The rules for the families of the real-world corpus (docs/CLASSIFICATION.md):
     /// a screen recorder's production capture records; Qt's notification sounds.
     @Test func shippedRulesForCorpusFamilies() throws {
-        let rules = try ConfigLoader(environment: [:]).load(file: ShippedConfigFile.path).config.rules
+        let rules = try ConfigLoader(environment: [:], fileSystem: .live).load(file: ShippedConfigFile.path).config.rules
         try #require(rules.count == 3)
         let production = try PropertyMatcher(rules[1].matches)
         #expect(rules[1].actions.category == .record)

@@ -96,7 +96,7 @@ struct CorpusScore {
 
 @Suite struct CorpusTests {
     static func shippedClassifier() throws -> Classifier {
-        let config = try ConfigLoader(environment: [:]).load(file: ShippedConfigFile.path).config
+        let config = try ConfigLoader(environment: [:], fileSystem: .live).load(file: ShippedConfigFile.path).config
         return try Classifier(config: config)
     }
 
