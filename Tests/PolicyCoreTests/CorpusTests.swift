@@ -11,10 +11,21 @@ struct CorpusStream: Decodable, Sendable {
         var mode: AudioMode?
     }
 
+    /// What the source is (docs/CLASSIFICATION.md, "The real-world corpus").
+    enum Evidence: String, Decodable, Sendable, CaseIterable {
+        /// A listing a tool printed on someone's machine (pactl, pw-dump, a log).
+        case listing
+        /// Properties quoted in a report's or maintainer's words.
+        case report
+        /// What the app's (or its audio library's) source code sets.
+        case source
+    }
+
     var id: String
     var family: String
     var source: String
     var tool: String
+    var evidence: Evidence
     var direction: String
     var directionFrom: String
     var node: [String: String]?
@@ -68,6 +79,7 @@ struct CorpusFile: Decodable {
 /// The corpus classified by one classifier: what it got right and every miss.
 struct CorpusScore {
     var total: Int
+    var counts: [CorpusStream.Evidence: Int]
     var misses: [(stream: CorpusStream, got: Classification)]
     var right: Int { total - misses.count }
     /// Percent right, to one decimal.
@@ -75,6 +87,7 @@ struct CorpusScore {
 
     init(_ streams: [CorpusStream], classifier: Classifier) {
         total = streams.count
+        counts = Dictionary(grouping: streams, by: \.evidence).mapValues(\.count)
         misses = []
         for (index, stream) in streams.enumerated() {
             let facts = StreamFacts(nodeID: UInt32(index + 1), direction: stream.streamDirection ?? .playback,
@@ -85,7 +98,11 @@ struct CorpusScore {
     }
 
     var report: [String] {
-        ["corpus: \(right)/\(total) right (\(percent)%)"]
+        let byEvidence = CorpusStream.Evidence.allCases.map { evidence in
+            let missed = misses.filter { $0.stream.evidence == evidence }.count
+            return "\(evidence.rawValue) \(counts[evidence, default: 0] - missed)/\(counts[evidence, default: 0])"
+        }
+        return ["corpus: \(right)/\(total) right (\(percent)%); by evidence: \(byEvidence.joined(separator: ", "))"]
             + misses.map { miss in
                 let got = Classifier.describe(miss.got.category, miss.got.options, miss.got.mode)
                 return "corpus miss: \(miss.stream.id) [\(miss.stream.family)]: expected \(miss.stream.expected), "
@@ -108,15 +125,8 @@ struct CorpusScore {
         let score = CorpusScore(corpus.streams, classifier: try Self.shippedClassifier())
         for line in score.report { print(line) }
         #expect(score.total > 0)
-        // Known shortfall (docs/CLASSIFICATION.md, "Remaining misses"): the
-        // corpus has 22 of the 150 streams issue 16 asks for, and its 2 misses
-        // carry no evidence a rule could use, so 20/22 is 90.9%. Once the
-        // corpus reaches 95% this known issue stops being recorded, Swift
-        // Testing fails the test, and the wrapper must go.
-        withKnownIssue("issue 16: corpus below 95% (docs/CLASSIFICATION.md, Remaining misses)") {
-            #expect(score.right * 100 >= score.total * 95,
-                    "\(score.right)/\(score.total) right: \(score.misses.map(\.stream.id).joined(separator: ", "))")
-        }
+        #expect(score.right * 100 >= score.total * 95,
+                "\(score.right)/\(score.total) right: \(score.misses.map(\.stream.id).joined(separator: ", "))")
     }
 
     /// `pw-policy explain` prints the reason: it names the rule (with its
@@ -134,6 +144,9 @@ struct CorpusScore {
         #expect(qt.contains(#"application.name = "QtPulseAudio:3834""#) && qt.hasSuffix("→ system-sound"), "\(qt)")
         let obs = try reason("obs-production-capture")
         #expect(obs.hasPrefix("rule #2 at \(ShippedConfigFile.path):") && obs.hasSuffix("→ record"), "\(obs)")
+        let zoom = try reason("zoom-native-voiceengine-sink-input")
+        #expect(zoom.hasPrefix("rule #4 at \(ShippedConfigFile.path):") && zoom.hasSuffix("→ play-and-record"), "\(zoom)")
+        #expect(try reason("mumble-speakers-role-game").contains("(known VoIP app"), "a role refined by the app names both")
         #expect(try reason("vrchat-wine-voice-capture") == #"application.process.binary = "wine64-preloader" "#
             + "(known game runtime), capturing: in-game voice chat → play-and-record")
         #expect(try reason("ryujinx-sdl-application")
