@@ -14,6 +14,11 @@ enum ShippedConfigFile {
     static var text: String {
         get throws { try String(contentsOfFile: path, encoding: .utf8) }
     }
+
+    /// Its rules: calls prefer a headset, then the corpus families'
+    /// (docs/CLASSIFICATION.md): production capture, Qt sounds, call engines,
+    /// game audio libraries, a call's ring.
+    static let ruleCount = 6
 }
 
 @Suite struct ConfigTests {
@@ -87,7 +92,7 @@ enum ShippedConfigFile {
     @Test func shippedRulesPreferAHeadsetForCallsAndSetNoCategory() throws {
         let rules = try ConfigLoader(environment: [:], fileSystem: .live).load(file: ShippedConfigFile.path).config.rules
         let rule = try #require(rules.first)
-        #expect(rules.count == 1)
+        #expect(rules.count == ShippedConfigFile.ruleCount)
         #expect(rule.actions.category == nil)
         #expect(rule.actions.options == nil)
         let stream = try PropertyMatcher(rule.matches)
@@ -97,6 +102,49 @@ enum ShippedConfigFile {
         let target = try PropertyMatcher(try #require(rule.actions.preferTarget).matches)
         #expect(target.matches(["device.form-factor": "headset"]))
         #expect(!target.matches(["device.form-factor": "speaker"]))
+    }
+
+    /// The rules for the families of the real-world corpus (docs/CLASSIFICATION.md):
+    /// a screen recorder's production capture records; Qt's notification sounds;
+    /// call engines' streams; game audio libraries' default names; a call's ring.
+    @Test func shippedRulesForCorpusFamilies() throws {
+        let rules = try ConfigLoader(environment: [:], fileSystem: .live).load(file: ShippedConfigFile.path).config.rules
+        try #require(rules.count == ShippedConfigFile.ruleCount)
+        let production = try PropertyMatcher(rules[1].matches)
+        #expect(rules[1].actions.category == .record)
+        #expect(production.matches(["media.role": "production", "media.class": "Stream/Input/Audio"]))
+        #expect(production.matches(["media.role": "Production", "media.class": "Stream/Input/Audio"]))
+        #expect(!production.matches(["media.role": "Production", "media.class": "Stream/Output/Audio"]))
+        #expect(!production.matches(["media.role": "Production", "media.class": "Stream/Input/Audio",
+                                     "stream.capture.sink": "true"]))
+        #expect(!production.matches(["media.role": "Production", "media.class": "Stream/Input/Audio",
+                                     "stream.monitor": "true"]))
+        let qt = try PropertyMatcher(rules[2].matches)
+        #expect(rules[2].actions.category == .systemSound)
+        #expect(qt.matches(["application.name": "QtPulseAudio:3834", "media.class": "Stream/Output/Audio"]))
+        #expect(!qt.matches(["application.name": "QtPulseAudio:3834", "media.class": "Stream/Input/Audio"]))
+        #expect(!qt.matches(["application.name": "QtPulseAudio", "media.class": "Stream/Output/Audio"]))
+        let calls = try PropertyMatcher(rules[3].matches)
+        #expect(rules[3].actions.category == .playAndRecord)
+        for props in [["application.name": "ZOOM VoiceEngine"], ["node.name": "WEBRTC VoiceEngine"],
+                      ["media.name": "recStream"], ["media.name": "VoIP Playback"], ["media.name": "phone"]] {
+            #expect(calls.matches(props), "\(props)")
+        }
+        for props in [["media.name": "Playback"], ["media.name": "VoIPish"], ["media.name": "headphones"],
+                      ["application.name": "Discord"]] {
+            #expect(!calls.matches(props), "\(props)")
+        }
+        let libraries = try PropertyMatcher(rules[4].matches)
+        #expect(rules[4].actions.category == .soloAmbient)
+        #expect(libraries.matches(["media.name": "Audio Stream", "media.class": "Stream/Output/Audio"]))
+        #expect(libraries.matches(["media.name": "miniaudio:12", "media.class": "Stream/Output/Audio"]))
+        #expect(!libraries.matches(["media.name": "Audio Stream", "media.class": "Stream/Input/Audio"]))
+        #expect(!libraries.matches(["media.name": "Audio Stream 2", "media.class": "Stream/Output/Audio"]))
+        let rings = try PropertyMatcher(rules[5].matches)
+        #expect(rules[5].actions.category == .systemSound)
+        #expect(rings.matches(["media.name": "Ringtone", "media.class": "Stream/Output/Audio"]))
+        #expect(!rings.matches(["media.name": "Ringtone", "media.class": "Stream/Input/Audio"]))
+        #expect(!rings.matches(["media.name": "Ring of Fire", "media.class": "Stream/Output/Audio"]))
     }
 
     /// The commented-out examples at the end of the file are valid when uncommented.
@@ -109,11 +157,13 @@ enum ShippedConfigFile {
             .filter { $0.hasPrefix("{") || $0.hasPrefix("}") || $0.hasPrefix("    ") }
         let fragment = "rules = [\n" + examples.joined(separator: "\n") + "\n]\n"
         let rules = try loadWithFragment(fragment).config.rules
-        #expect(rules.count == 4)
-        #expect(rules[1].actions.category == .playback)
-        #expect(rules[2].actions.exempt == true)
-        #expect(rules[3].actions.options == [.duckOthers])
-        #expect(rules[3].actions.mode == .spokenAudio)
+        // The shipped file's rules, then the 3 examples.
+        let first = ShippedConfigFile.ruleCount
+        #expect(rules.count == first + 3)
+        #expect(rules[first].actions.category == .playback)
+        #expect(rules[first + 1].actions.exempt == true)
+        #expect(rules[first + 2].actions.options == [.duckOthers])
+        #expect(rules[first + 2].actions.mode == .spokenAudio)
     }
 
     /// The examples in docs/CONFIG.md load.
@@ -132,8 +182,9 @@ enum ShippedConfigFile {
         #expect(quickStart.settings.duckLevel == 0.1)
         #expect(quickStart.rules.last?.actions.category == .playback)
         let more = try loadWithFragment(try codeBlock(after: "More examples:")).config.rules
-        #expect(more.count == 5)
-        #expect(more[4].actions.preferTarget != nil)
+        // The shipped file's rules, then the document's 4.
+        #expect(more.count == ShippedConfigFile.ruleCount + 4)
+        #expect(more.last?.actions.preferTarget != nil)
     }
 
     // MARK: - Decoding
@@ -239,34 +290,34 @@ enum ShippedConfigFile {
                        "unknown key 'when' in interaction #20; expected one of: active, incoming, action, level, resumable, why"),
         MarkedFragment("interactions = ▸{}", "interactions: expected an array, got an object"),
         MarkedFragment("interactions = [ ▸1 ]", "interaction #20: expected an object, got a number"),
-        // rules (the shipped file has 1, so a fragment's first is #2)
+        // rules (the shipped file has 3, so a fragment's first is #4)
         MarkedFragment("rules = [ { matches = [ { media.role = ▸\"~(\" } ] actions = { set-category = playback } } ]",
                        "invalid regular expression '(': "),
         MarkedFragment("rules = [ { matches = [ { a = b } ] actions = { prefer-target = [ { device.form-factor = ▸\"~[\" } ] } } ]",
                        "invalid regular expression '[': "),
         MarkedFragment("rules = [ { matches = [ { a = b } ] actions = { set-category = ▸musik } } ]",
-                       "rule #2 actions.set-category: unknown category 'musik'; expected one of: ambient"),
+                       "rule #7 actions.set-category: unknown category 'musik'; expected one of: ambient"),
         MarkedFragment("rules = [ { matches = [ { a = b } ] actions = { ▸set-categry = playback } } ]",
-                       "unknown key 'set-categry' in rule #2 actions; expected one of: set-category, set-options, set-mode, exempt, prefer-target"),
+                       "unknown key 'set-categry' in rule #7 actions; expected one of: set-category, set-options, set-mode, exempt, prefer-target"),
         MarkedFragment("rules = [ { matches = [ { a = b } ] actions = ▸{ } } ]",
-                       "rule #2 actions: no actions; expected at least one of: set-category, set-options, set-mode, exempt, prefer-target"),
+                       "rule #7 actions: no actions; expected at least one of: set-category, set-options, set-mode, exempt, prefer-target"),
         MarkedFragment("rules = [ { matches = ▸[ ] actions = { exempt = true } } ]",
-                       "rule #2 matches: empty; it would never match (write [ {} ] to match everything)"),
+                       "rule #7 matches: empty; it would never match (write [ {} ] to match everything)"),
         MarkedFragment("rules = [ { matches = ▸{ a = b } actions = { exempt = true } } ]",
-                       "rule #2 matches: expected an array of objects, got an object"),
+                       "rule #7 matches: expected an array of objects, got an object"),
         MarkedFragment("rules = [ { matches = [ ▸a ] actions = { exempt = true } } ]",
-                       "rule #2 matches: expected an object of property conditions, got a string \"a\""),
+                       "rule #7 matches: expected an object of property conditions, got a string \"a\""),
         MarkedFragment("rules = [ { matches = [ { a = ▸[ 1 ] } ] actions = { exempt = true } } ]",
-                       "rule #2 matches: value of 'a' must be a string, number, boolean or null, got an array"),
-        MarkedFragment("rules = [ ▸{ actions = { exempt = true } } ]", "rule #2: missing 'matches'"),
+                       "rule #7 matches: value of 'a' must be a string, number, boolean or null, got an array"),
+        MarkedFragment("rules = [ ▸{ actions = { exempt = true } } ]", "rule #7: missing 'matches'"),
         MarkedFragment("rules = [ { matches = [ { a = b } ] actions = { exempt = ▸yes } } ]",
-                       "rule #2 actions.exempt: expected a boolean (true or false), got a string \"yes\""),
+                       "rule #7 actions.exempt: expected a boolean (true or false), got a string \"yes\""),
         MarkedFragment("rules = [ { matches = [ { a = b } ] actions = { set-options = [ ▸loud ] } } ]",
-                       "rule #2 actions.set-options: unknown option 'loud'; expected one of: mix-with-others, duck-others, interrupt-spoken-audio"),
+                       "rule #7 actions.set-options: unknown option 'loud'; expected one of: mix-with-others, duck-others, interrupt-spoken-audio"),
         MarkedFragment("rules = [ { matches = [ { a = b } ] actions = { set-mode = ▸loud } } ]",
-                       "rule #2 actions.set-mode: unknown mode 'loud'; expected one of: default, spoken-audio"),
+                       "rule #7 actions.set-mode: unknown mode 'loud'; expected one of: default, spoken-audio"),
         MarkedFragment("rules = [ { matches = [ { a = b } ] actions = { exempt = true } ▸extra = 1 } ]",
-                       "unknown key 'extra' in rule #2; expected one of: matches, actions"),
+                       "unknown key 'extra' in rule #7; expected one of: matches, actions"),
         MarkedFragment("rules = ▸{}", "rules: expected an array, got an object"),
         // syntax errors surface the same way
         MarkedFragment("settings = ▸{ duck.level = 0.3", "unclosed '{': no matching '}' before the end of the file"),

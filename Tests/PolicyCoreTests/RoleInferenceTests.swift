@@ -199,9 +199,13 @@ func pwPlay(role: String) -> [String: String] {
         }
     }
 
-    @Test func videoRolesAreNotInTheAudioTable() {
-        // PipeWire's video roles say nothing about audio.
-        for role in ["camera", "screen", "Camera"] { #expect(RoleInference.meaning(ofRole: role) == nil) }
+    @Test func videoRolesSayLittleAboutAudio() {
+        // PipeWire's camera role says nothing about audio; its screencast
+        // role on an audio capture is a screen recording's sound (wf-recorder).
+        for role in ["camera", "Camera"] { #expect(RoleInference.meaning(ofRole: role) == nil) }
+        let screen = StreamProperties(node: ["media.role": "Screen", "stream.capture.sink": "true"], client: [:])
+        #expect(RoleInference.fromMediaRole(screen, direction: .capture)?.category == .record)
+        #expect(RoleInference.fromMediaRole(screen, direction: .playback) == nil)
     }
 
     @Test func monitorsNeverRecord() {

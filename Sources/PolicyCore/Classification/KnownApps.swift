@@ -9,6 +9,7 @@ public enum KnownAppKind: String, CaseIterable, Sendable, Hashable {
     case recorder
     case screenReader = "screen reader/speech synthesizer"
     case alarmClock = "alarm clock"
+    case gameRuntime = "game runtime"
     case systemSounds = "desktop shell/notification sounds"
     case audioProcessing = "audio effects/DSP app"
     case meter = "level meter/visualizer"
@@ -65,7 +66,7 @@ public enum KnownApps {
             "plex-htpc", "stremio", "kmplayer",
         ]),
         (.podcastPlayer, [
-            "gpodder", "kasts", "cozy", "podcasts", "gnome-podcasts", "vocal", "castero", "shellcaster",
+            "gpodder", "kasts", "cozy", "pocket-casts", "podcasts", "gnome-podcasts", "vocal", "castero", "shellcaster",
         ]),
         (.voip, [
             "zoom", "teams", "teams-for-linux", "ms-teams", "microsoft-teams", "skype", "skypeforlinux",
@@ -89,8 +90,20 @@ public enum KnownApps {
         (.alarmClock, [
             "gnome-clocks", "org.gnome.clocks", "kclock", "alarm-clock-applet",
         ]),
+        // Runtimes that nearly always run games (docs/CLASSIFICATION.md, "The
+        // real-world corpus"): Wine/Proton's loader, which every Windows game's
+        // stream names as its binary, SDL's name for an app that set none, and
+        // console and computer emulators.
+        (.gameRuntime, [
+            "wine-preloader", "wine64-preloader", "sdl-application",
+            "retroarch", "dolphin-emu", "pcsx2", "pcsx2-qt", "rpcs3", "ppsspp", "ppssppsdl", "ppssppqt",
+            "duckstation", "duckstation-qt", "cemu", "yuzu", "ryujinx", "citra", "citra-qt", "lime3ds",
+            "azahar", "mgba", "mgba-qt", "snes9x", "snes9x-gtk", "bsnes", "higan", "mupen64plus", "desmume",
+            "melonds", "xemu", "xenia", "flycast", "redream", "mednafen", "vita3k", "shadps4", "scummvm",
+            "dosbox", "dosbox-staging", "dosbox-x", "fs-uae", "hatari", "x64sc", "stella", "primehack",
+        ]),
         (.systemSounds, [
-            "gnome-shell", "gsd-media-keys", "gsd-power", "plasmashell", "kwin_wayland", "kwin_x11", "cinnamon",
+            "gnome-shell", "mutter", "gsd-media-keys", "gsd-power", "plasmashell", "kwin_wayland", "kwin_x11", "cinnamon",
             "budgie-panel", "xfce4-notifyd", "dunst", "mako", "swaync", "lxqt-notificationd",
             "canberra-gtk-play", "libcanberra", "gsound-play",
         ]),
@@ -99,6 +112,9 @@ public enum KnownApps {
             // The audio server's own streams (loopback, filter-chain,
             // tunnels): plumbing of virtual devices, not anyone's audio.
             "pipewire", "pipewire-pulse", "wireplumber",
+            // Remote desktop and game streaming servers: they capture the
+            // desktop's sound to play it on another machine, recording nothing.
+            "sunshine", "xrdp", "xrdp-sesman", "rustdesk", "gnome-remote-desktop", "krdp", "krfb",
         ]),
         (.meter, [
             "cava", "projectm", "glava", "vis", "friture", "pavucontrol", "pavucontrol-qt",

@@ -54,14 +54,19 @@ public enum RoleInference {
         public var category: Category
         public var options: Set<PolicyOption>
         public var mode: AudioMode
-        /// Whether the role also describes a capture stream. Roles describing
-        /// content that is played do not: `pw-record` labels its capture
-        /// `media.role=Music` by default, and that is a recording.
-        public var appliesToCapture: Bool
+        /// What the role means on a capture stream, if anything. Roles
+        /// describing content that is played mean nothing there: `pw-record`
+        /// labels its capture `media.role=Music` by default, and that is a
+        /// recording. A game's capture is its voice chat.
+        public var onCapture: Category?
+        /// Whether the role describes a playback stream at all (a screen
+        /// recorder's role only labels what it captures).
+        public var appliesToPlayback: Bool
         init(_ category: Category, _ options: Set<PolicyOption> = [], mode: AudioMode = .default,
-             appliesToCapture: Bool = false) {
+             appliesToCapture: Bool = false, onCapture: Category? = nil, appliesToPlayback: Bool = true) {
             self.category = category; self.options = options; self.mode = mode
-            self.appliesToCapture = appliesToCapture
+            self.onCapture = onCapture ?? (appliesToCapture ? category : nil)
+            self.appliesToPlayback = appliesToPlayback
         }
     }
 
@@ -70,7 +75,7 @@ public enum RoleInference {
         "movie": RoleMeaning(.playback),
         "video": RoleMeaning(.playback),
         "multimedia": RoleMeaning(.playback),
-        "game": RoleMeaning(.soloAmbient),
+        "game": RoleMeaning(.soloAmbient, onCapture: .playAndRecord),
         "animation": RoleMeaning(.ambient),
         "notification": RoleMeaning(.systemSound),
         "event": RoleMeaning(.systemSound),
@@ -79,6 +84,9 @@ public enum RoleInference {
         "accessibility": RoleMeaning(.playback, [.duckOthers], mode: .spokenAudio),
         "a11y": RoleMeaning(.playback, [.duckOthers], mode: .spokenAudio),
         "production": RoleMeaning(.audioProcessing, appliesToCapture: true),
+        // PipeWire's role for screencasts; on an audio capture (wf-recorder)
+        // it is the desktop's sound being recorded.
+        "screen": RoleMeaning(.record, appliesToCapture: true, appliesToPlayback: false),
         "dsp": RoleMeaning(.audioProcessing, appliesToCapture: true),
         "test": RoleMeaning(.playback, [.mixWithOthers]),
         "alarm": RoleMeaning(.playback),
@@ -93,9 +101,24 @@ public enum RoleInference {
 
     static func fromMediaRole(_ props: StreamProperties, direction: StreamDirection) -> InferredCategory? {
         guard let role = props["media.role"], let meaning = meaning(ofRole: role) else { return nil }
-        guard direction == .playback || meaning.appliesToCapture else { return nil }
-        return InferredCategory(meaning.category, meaning.options, mode: meaning.mode,
-                                evidence: "media.role = \"\(role)\"")
+        let category = direction == .playback ? (meaning.appliesToPlayback ? meaning.category : nil) : meaning.onCapture
+        guard let category else { return nil }
+        let evidence = "media.role = \"\(role)\""
+        // The app refines what its role says: a voice-chat client labels its
+        // call "game" so that games do not duck it (Mumble), and an audiobook
+        // or podcast app plays spoken word under media.role=music (Cozy).
+        if let app = KnownApps.match(props) {
+            if app.kind == .voip && category == .soloAmbient {
+                return InferredCategory(.playAndRecord, evidence: "\(evidence) from \(app.evidence): voice chat")
+            }
+            if app.kind == .podcastPlayer && category == .playback && meaning.mode == .default {
+                return InferredCategory(.playback, meaning.options, mode: .spokenAudio,
+                                        evidence: "\(evidence) from \(app.evidence)")
+            }
+        }
+        let options = direction == .playback ? meaning.options : []
+        let mode = direction == .playback ? meaning.mode : .default
+        return InferredCategory(category, options, mode: mode, evidence: evidence)
     }
 
     // MARK: event sounds
@@ -132,6 +155,8 @@ public enum RoleInference {
         // A loopback that says it carries a call (a VoIP bridge, a test call
         // with pw-loopback) is a call, not plumbing.
         let role = props["media.role"]?.lowercased()
+        // A screen recording of what the desktop plays is a recording.
+        if role == "screen" && direction == .capture { return nil }
         if let group = props["node.link-group"], role != "communication" && role != "phone" {
             return InferredCategory(.audioProcessing, evidence:
                 "node.link-group = \"\(group)\" (one side of a virtual device: loopback, filter-chain, echo-cancel)")
@@ -141,6 +166,9 @@ public enum RoleInference {
                 ("stream.monitor", "a monitor stream"),
                 ("stream.capture.sink", "captures what a sink plays"),
                 ("resample.peaks", "a peak meter"),
+                // A passive capture never makes the graph run for itself:
+                // it only watches (cava on a microphone); a recorder drives.
+                ("node.passive", "a passive capture: it only watches"),
             ]
             for (key, what) in flags where props.isTrue(key) {
                 return InferredCategory(.audioProcessing, evidence: "\(key) = \"\(props[key] ?? "")\" (\(what))")
@@ -148,8 +176,9 @@ public enum RoleInference {
             if let category = props["media.category"], category.lowercased() == "monitor" {
                 return InferredCategory(.audioProcessing, evidence: "media.category = \"\(category)\" (a monitor stream)")
             }
-            if let name = props["media.name"], name.lowercased().contains("peak detect") {
-                return InferredCategory(.audioProcessing, evidence: "media.name = \"\(name)\" (a peak meter)")
+            if let name = props["media.name"],
+               ["peak detect", "volumemeter", "volume meter", "level meter", "levelmeter"].contains(where: name.lowercased().contains) {
+                return InferredCategory(.audioProcessing, evidence: "media.name = \"\(name)\" (a level meter)")
             }
             for key in ["target.object", "node.target"] {
                 if let target = props[key], target.hasSuffix(".monitor") {
@@ -184,6 +213,17 @@ public enum RoleInference {
             return InferredCategory(.playAndRecord, evidence: "\(evidence), capturing: the microphone side of a call")
         case (.recorder, .capture):
             return InferredCategory(.record, evidence: evidence)
+        case (.browser, .capture):
+            // WebRTC: a browser or Electron app ("Chromium input") takes the
+            // microphone for a web call; its playback side is found by the
+            // plays-and-captures step while both run.
+            return InferredCategory(.playAndRecord, evidence: "\(evidence), capturing: the microphone side of a web call")
+        case (.gameRuntime, .playback):
+            // Like media.role=Game: a game with its soundtrack (design.md §2).
+            return InferredCategory(.soloAmbient, evidence: evidence)
+        case (.gameRuntime, .capture):
+            // A game takes the microphone for its voice chat.
+            return InferredCategory(.playAndRecord, evidence: "\(evidence), capturing: in-game voice chat")
         case (.screenReader, .playback):
             return InferredCategory(.playback, [.duckOthers], mode: .spokenAudio, evidence: evidence)
         case (.systemSounds, .playback):
