@@ -122,3 +122,32 @@ for count in sizes.isEmpty ? [10, 100, 1000] : sizes {
           pad(fixed(steady.perSecond, 0), 10), pad(fixed(steady.microseconds, 1), 9),
           pad(fixed(churn.perSecond, 0), 10), pad(fixed(churn.microseconds, 1), 9))
 }
+
+/// The journal written before the gains of every reaction (journal before
+/// acting): how long encoding it takes with `count` streams ducked mid-fade,
+/// best of 5 (docs/PERFORMANCE.md, "Limits found").
+func journalEncodingMilliseconds(streams count: Int) -> (milliseconds: Double, bytes: Int) {
+    var journal = AgentJournal()
+    for index in 0..<count {
+        journal.applied[UInt32(100 + index)] = AppliedStream(
+            serial: UInt64(1000 + index), commandedGain: 0.5, commandedAt: 12.5, confirmed: true,
+            ramp: GainRamp(from: 1, to: 0.2, start: 12.25, duration: 0.25))
+    }
+    let clock = ContinuousClock()
+    var best = Double.infinity, bytes = 0
+    for _ in 0..<5 {
+        let start = clock.now
+        bytes = (try? journal.encoded().count) ?? 0
+        let elapsed = clock.now - start
+        best = min(best, Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
+    }
+    return (best, bytes)
+}
+
+print("")
+print("journal encoding (written before the gains of every reaction), best of 5")
+print(pad("streams", 8), pad("KiB", 7), pad("ms", 9))
+for count in sizes.isEmpty ? [10, 100, 1000] : sizes {
+    let result = journalEncodingMilliseconds(streams: count)
+    print(pad("\(count)", 8), pad(fixed(Double(result.bytes) / 1024, 1), 7), pad(fixed(result.milliseconds, 2), 9))
+}

@@ -65,6 +65,24 @@ public struct AgentCore: Sendable {
     private var eventSeq: UInt64 = 0
     /// What this connection has been told; reset by `connected`.
     private var published = Publication()
+    /// What the reconciles since the last `publish()` decided and the
+    /// connection has not been told yet.
+    private var unpublished: Unpublished?
+
+    /// Statuses and events wait for `publish()`, which the executor runs
+    /// once the gains have gone out (`AgentEffect.publish`): at hundreds of
+    /// streams building them took longer than the decision itself
+    /// (docs/PERFORMANCE.md, "Limits found"). Statuses are of the latest
+    /// decision; every decision's events are kept, in order.
+    private struct Unpublished: Sendable {
+        var graph: Graph
+        var classified: [UInt32: ClassifiedStream]
+        var decision: PolicyDecision
+        var controls: ControlRequests
+        var players: PlayerObservation
+        var matches: [UInt32: PlayerMatch]
+        var events: [(event: PolicyEvent, memory: EngineMemory)]
+    }
 
     public init(identity: Identity, config: LoadedConfig, journal: AgentJournal) throws {
         self.identity = identity
@@ -119,9 +137,6 @@ public struct AgentCore: Sendable {
         if let change = published.stackChange(StackStatus(observation.stack)) { effects.append(.log(.notice, change)) }
 
         let classified = classifications.classifyAll(graph: graph, overrides: controls.overrideTable)
-        // Numbered now, sent after the graph actions: at start-up these are
-        // hundreds of log lines and metadata writes, and the gains come first.
-        let reclassified = reportReclassified(classified, graph: graph)
         let input = EngineInputBuilder.build(graph: graph, classified: classified, now: now,
                                              silentMode: journal.silentMode, resumeRequests: controls.resumeRequests)
         let decision = engine.decide(input, memory: journal.memory)
@@ -144,24 +159,37 @@ public struct AgentCore: Sendable {
         // The hold first (gain 0, unlinked), then the pause: the hold is the
         // backstop until the player says it paused.
         effects += act(plan.actions, graph: graph)
-        effects += reclassified
         for (command, reason) in zip(pauses.commands, pauses.reasons) {
             effects += identity.dryRun ? [.log(.info, "dry-run: would \(reason)")] : [.log(.info, reason), .player(command)]
         }
-        for event in decision.events {
-            effects += emit(StatusPublisher.record(event, seq: 0, memory: decision.memory), graph: graph)
+        let events = (unpublished?.events ?? []) + decision.events.map { (event: $0, memory: decision.memory) }
+        unpublished = Unpublished(graph: graph, classified: classified, decision: decision, controls: controls,
+                                  players: observation.players, matches: matches, events: events)
+        effects.append(.publish)
+        effects.append(.wakeUp(at: [plan.nextTick, decision.nextWakeup].compactMap { $0 }.min()))
+        return effects
+    }
+
+    /// What the reconciles since the last call decided, told to the
+    /// connection: classifications, events, statuses, acknowledged resume
+    /// requests (run by `AgentEffect.publish`, after the gains).
+    public mutating func publish() -> [AgentEffect] {
+        guard let pending = unpublished else { return [] }
+        unpublished = nil
+        let graph = pending.graph
+        var effects = reportReclassified(pending.classified, graph: graph)
+        for (event, memory) in pending.events {
+            effects += emit(StatusPublisher.record(event, seq: 0, memory: memory), graph: graph)
         }
         // Publish before acknowledging a resume: whoever waits for the key to
         // go must find the new status already there.
-        effects += publish(graph: graph, classified: classified, decision: decision, controls: controls,
-                           players: observation.players, matches: matches)
+        effects += publishStatuses(pending)
         if graph.metadata(named: AgentProtocol.metadataName) != nil {
-            for stream in controls.resumeRequests.sorted() {
+            for stream in pending.controls.resumeRequests.sorted() {
                 effects.append(own(subject: stream, AgentProtocol.resumeKey, nil))
             }
         }
         effects += clearEntriesOfVanishedNodes(graph)
-        effects.append(.wakeUp(at: [plan.nextTick, decision.nextWakeup].compactMap { $0 }.min()))
         return effects
     }
 
@@ -306,9 +334,9 @@ public struct AgentCore: Sendable {
         return effects
     }
 
-    private mutating func publish(graph: Graph, classified: [UInt32: ClassifiedStream], decision: PolicyDecision,
-                                  controls: ControlRequests, players: PlayerObservation,
-                                  matches: [UInt32: PlayerMatch]) -> [AgentEffect] {
+    private mutating func publishStatuses(_ pending: Unpublished) -> [AgentEffect] {
+        let (graph, classified, decision, controls, players, matches) =
+            (pending.graph, pending.classified, pending.decision, pending.controls, pending.players, pending.matches)
         guard graph.metadata(named: AgentProtocol.metadataName) != nil else { return [] }
         var effects: [AgentEffect] = []
         var current: [UInt32: StreamStatus] = [:]

@@ -19,6 +19,9 @@ public enum AgentEffect: Sendable, Equatable {
     case wakeUp(at: Double?)
     /// Wait until the daemon has processed everything sent so far.
     case flush
+    /// Run `AgentCore.publish()` and execute what it returns: the statuses
+    /// and events of the decision whose graph actions came before.
+    case publish
 }
 
 /// One write to a metadata object, named as the daemon knows it

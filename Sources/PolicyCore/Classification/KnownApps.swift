@@ -10,6 +10,7 @@ public enum KnownAppKind: String, CaseIterable, Sendable, Hashable {
     case screenReader = "screen reader/speech synthesizer"
     case alarmClock = "alarm clock"
     case gameRuntime = "game runtime"
+    case gameLauncher = "game launcher"
     case systemSounds = "desktop shell/notification sounds"
     case audioProcessing = "audio effects/DSP app"
     case meter = "level meter/visualizer"
@@ -101,6 +102,9 @@ public enum KnownApps {
             "azahar", "mgba", "mgba-qt", "snes9x", "snes9x-gtk", "bsnes", "higan", "mupen64plus", "desmume",
             "melonds", "xemu", "xenia", "flycast", "redream", "mednafen", "vita3k", "shadps4", "scummvm",
             "dosbox", "dosbox-staging", "dosbox-x", "fs-uae", "hatari", "x64sc", "stella", "primehack",
+        ]),
+        (.gameLauncher, [
+            "steam", "steamwebhelper", "lutris", "heroic", "bottles", "itch", "minigalaxy", "gamehub",
         ]),
         (.systemSounds, [
             "gnome-shell", "mutter", "gsd-media-keys", "gsd-power", "plasmashell", "kwin_wayland", "kwin_x11", "cinnamon",

@@ -88,6 +88,9 @@ public enum RoleInference {
         // it is the desktop's sound being recorded.
         "screen": RoleMeaning(.record, appliesToCapture: true, appliesToPlayback: false),
         "dsp": RoleMeaning(.audioProcessing, appliesToCapture: true),
+        // PulseAudio's modules label their own streams so (combine-sink's
+        // copies to each card, echo-cancel, ladspa-sink): plumbing.
+        "filter": RoleMeaning(.audioProcessing, appliesToCapture: true),
         "test": RoleMeaning(.playback, [.mixWithOthers]),
         "alarm": RoleMeaning(.playback),
         "emergency": RoleMeaning(.playback, [.duckOthers]),
@@ -221,6 +224,10 @@ public enum RoleInference {
         case (.gameRuntime, .playback):
             // Like media.role=Game: a game with its soundtrack (design.md §2).
             return InferredCategory(.soloAmbient, evidence: evidence)
+        case (.gameLauncher, .capture):
+            // Steam's voice chat with friends; what a launcher plays (its
+            // store's trailers, its friends' voices, its UI) is left alone.
+            return InferredCategory(.playAndRecord, evidence: "\(evidence), capturing: voice chat")
         case (.gameRuntime, .capture):
             // A game takes the microphone for its voice chat.
             return InferredCategory(.playAndRecord, evidence: "\(evidence), capturing: in-game voice chat")

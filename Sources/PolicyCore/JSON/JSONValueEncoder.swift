@@ -32,10 +32,15 @@ final class JSONNode {
         }
     }
 
+    // Both take the collection out of `content` before changing it: while the
+    // enum still held it, every insertion copied the whole collection, and a
+    // journal of 500 streams took tens of milliseconds to encode
+    // (docs/PERFORMANCE.md, "Limits found").
     func member(_ key: String) -> JSONNode {
         var members: [String: JSONNode] = [:]
         if case .object(let existing) = content { members = existing }
         if let node = members[key] { return node }
+        content = .empty
         let node = JSONNode()
         members[key] = node
         content = .object(members)
@@ -45,6 +50,7 @@ final class JSONNode {
     func appended() -> JSONNode {
         var elements: [JSONNode] = []
         if case .array(let existing) = content { elements = existing }
+        content = .empty
         let node = JSONNode()
         elements.append(node)
         content = .array(elements)

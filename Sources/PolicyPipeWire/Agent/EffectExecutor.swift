@@ -13,10 +13,13 @@ final class EffectExecutor {
     private let wakeUpTimer: LoopTimer
     /// Pause/Play over MPRIS (the agent's player observer).
     private let sendToPlayer: (PlayerCommand) -> Void
+    /// The core's statuses and events of the decision just acted on.
+    private let publish: () -> [AgentEffect]
 
     init(actions: GraphActions, log: Log, journalPath: String, wakeUpTimer: LoopTimer,
-         sendToPlayer: @escaping (PlayerCommand) -> Void) {
+         sendToPlayer: @escaping (PlayerCommand) -> Void, publish: @escaping () -> [AgentEffect]) {
         self.sendToPlayer = sendToPlayer
+        self.publish = publish
         self.actions = actions
         self.log = log
         self.journalPath = journalPath
@@ -95,6 +98,8 @@ final class EffectExecutor {
             if let time { wakeUpTimer.schedule(after: max(0.001, time - MonotonicClock.now)) } else { wakeUpTimer.cancel() }
         case .flush:
             mirror.connection.roundTrip(timeout: 2)
+        case .publish:
+            for published in publish() { run(published) }
         }
     }
 

@@ -76,9 +76,11 @@ struct InMemoryDaemon {
     @discardableResult
     mutating func restoreAll() -> [AgentEffect] { apply(core.restoreAll(observation)) }
 
-    /// What the daemon, WirePlumber and the journal file make of the effects.
+    /// What the daemon, WirePlumber and the journal file make of the effects;
+    /// returns them with what `.publish` published in its place.
     @discardableResult
     mutating func apply(_ effects: [AgentEffect]) -> [AgentEffect] {
+        var executed: [AgentEffect] = []
         for effect in effects {
             switch effect {
             case .saveJournal(let journal, let sync): saved.append((journal, sync))
@@ -88,9 +90,13 @@ struct InMemoryDaemon {
             case .wakeUp(let time): wakeUp = .some(time)
             case .flush: break
             case .player(let command): playerCommands.append(command)
+            case .publish:
+                executed += apply(core.publish())
+                continue
             }
+            executed.append(effect)
         }
-        return effects
+        return executed
     }
 
     private mutating func perform(_ action: AgentAction) {
