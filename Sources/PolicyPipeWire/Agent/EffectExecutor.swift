@@ -97,7 +97,12 @@ final class EffectExecutor {
         case .wakeUp(let time):
             if let time { wakeUpTimer.schedule(after: max(0.001, time - MonotonicClock.now)) } else { wakeUpTimer.cancel() }
         case .flush:
-            mirror.connection.roundTrip(timeout: 2)
+            // Only a restore flushes, and the agent exits after it: what the
+            // daemon has not read by then is lost. A daemon busy with
+            // hundreds of streams took over 2 s (docs/PERFORMANCE.md).
+            if !mirror.connection.roundTrip(timeout: 10) {
+                log.warning("the daemon did not confirm within 10 s; some streams may keep their policy gain")
+            }
         case .publish:
             for published in publish() { run(published) }
         }
