@@ -44,7 +44,7 @@ public struct AgentJournal: Codable, Sendable, Equatable {
 
     /// The journal as the agent writes it (sorted keys: a diff of two reads well).
     public func encoded() throws -> [UInt8] {
-        Array(try JSONValueEncoder.encode(self).text().utf8)
+        try JournalText.encode(self)
     }
 
     public static func decoded<Bytes: Sequence<UInt8>>(from data: Bytes) throws -> AgentJournal {

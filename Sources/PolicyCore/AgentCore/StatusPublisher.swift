@@ -112,6 +112,6 @@ public enum StatusPublisher {
 
     /// Compact, stable JSON for metadata values.
     public static func json<T: Encodable>(_ value: T) -> String {
-        (try? JSONValueEncoder.encode(value))?.text(escapingSlashes: false) ?? "null"
+        (try? JSONValueEncoder.text(value, escapingSlashes: false)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
     }
 }

@@ -48,7 +48,7 @@ public indirect enum JSONValue: Equatable, Sendable {
         }
     }
 
-    private static func writeString(_ text: String, to output: inout [UInt8], escapingSlashes: Bool) {
+    static func writeString(_ text: String, to output: inout [UInt8], escapingSlashes: Bool) {
         let hex = Array("0123456789abcdef".utf8)
         output.append(UInt8(ascii: "\""))
         for byte in text.utf8 {

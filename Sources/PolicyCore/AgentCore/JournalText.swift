@@ -1,0 +1,204 @@
+/// The journal's text, with the three maps that grow with the streams —
+/// what the agent changed on each stream, each session's and each stream's
+/// engine memory — written by hand, and the rest through Codable. The journal
+/// is written before the gains of every reaction (journal before acting);
+/// at 500 streams the generic encoder took 15–30 ms of it (docs/PERFORMANCE.md,
+/// "Limits found"). The text is the one `JSONValueEncoder.text` writes for
+/// the whole journal (JournalTextTests compare them): keys sorted, optionals
+/// left out when nil, a map keyed by a number as `[key, value, …]` in the
+/// map's order, sets in theirs.
+enum JournalText {
+    static func encode(_ journal: AgentJournal) throws -> [UInt8] {
+        var rest = journal
+        rest.applied = [:]
+        rest.memory.sessions = [:]
+        rest.memory.streams = [:]
+        let skeleton = try JSONValueEncoder.text(rest)
+        // The emptied maps, in the order sorted keys put them; a string value
+        // cannot contain them, its quotes are escaped.
+        var failed = false
+        let holes: [(text: String, fill: (inout [UInt8]) -> Void)] = [
+            (#""applied":[]"#, { writeMap(journal.applied, to: &$0, failed: &failed, entry: writeApplied) }),
+            (#""memory":{"#, { _ in }),
+            (#""sessions":{}"#, { writeSessions(journal.memory.sessions, to: &$0, failed: &failed) }),
+            (#""streams":[]"#, { writeMap(journal.memory.streams, to: &$0, failed: &failed, entry: writeStreamMemory) }),
+        ]
+        var output: [UInt8] = []
+        output.reserveCapacity(skeleton.count + 200 * (journal.applied.count + 2 * journal.memory.sessions.count))
+        var position = skeleton.startIndex
+        for hole in holes {
+            let pattern = Array(hole.text.utf8)
+            guard let found = firstIndex(of: pattern, in: skeleton, from: position) else {
+                return try JSONValueEncoder.text(journal)  // not where expected: the generic way
+            }
+            let keyEnd = found + pattern.count - (pattern.last == UInt8(ascii: "{") ? 0 : 2)
+            output.append(contentsOf: skeleton[position..<keyEnd])
+            hole.fill(&output)
+            position = found + pattern.count
+        }
+        output.append(contentsOf: skeleton[position...])
+        return failed ? try JSONValueEncoder.text(journal) : output
+    }
+
+    private static func firstIndex(of pattern: [UInt8], in text: [UInt8], from start: Int) -> Int? {
+        guard pattern.count <= text.count else { return nil }
+        var index = start
+        while index + pattern.count <= text.count {
+            if text[index] == pattern[0], text[index..<index + pattern.count].elementsEqual(pattern) { return index }
+            index += 1
+        }
+        return nil
+    }
+
+    // MARK: maps
+
+    /// A map keyed by a number, as Codable writes it: `[key, value, …]`.
+    private static func writeMap<Value>(_ map: [UInt32: Value], to output: inout [UInt8], failed: inout Bool,
+                                        entry: (Value, inout Members) -> Void) {
+        output.append(UInt8(ascii: "["))
+        var first = true
+        for (key, value) in map {
+            if !first { output.append(UInt8(ascii: ",")) }
+            first = false
+            output.append(contentsOf: String(key).utf8)
+            output.append(UInt8(ascii: ","))
+            var members = Members()
+            entry(value, &members)
+            members.write(to: &output, failed: &failed)
+        }
+        output.append(UInt8(ascii: "]"))
+    }
+
+    /// Sessions are keyed by their name: an object.
+    private static func writeSessions(_ sessions: [SessionKey: EngineMemory.SessionMemory], to output: inout [UInt8],
+                                      failed: inout Bool) {
+        output.append(UInt8(ascii: "{"))
+        var first = true
+        for (key, session) in sessions.sorted(by: { $0.key.rawValue.utf8.lexicographicallyPrecedes($1.key.rawValue.utf8) }) {
+            if !first { output.append(UInt8(ascii: ",")) }
+            first = false
+            JSONValue.writeString(key.rawValue, to: &output, escapingSlashes: true)
+            output.append(UInt8(ascii: ":"))
+            var members = Members()
+            writeSession(session, to: &members)
+            members.write(to: &output, failed: &failed)
+        }
+        output.append(UInt8(ascii: "}"))
+    }
+
+    // MARK: entries (every stored property; JournalTextTests check they are all here)
+
+    private static func writeApplied(_ stream: AppliedStream, to members: inout Members) {
+        members.number("commandedAt", stream.commandedAt)
+        members.number("commandedGain", stream.commandedGain)
+        members.bool("confirmed", stream.confirmed)
+        members.bool("held", stream.held)
+        members.integer("heldFrom", stream.heldFrom)
+        members.number("landing", stream.landing)
+        if let ramp = stream.ramp {
+            var nested = Members()
+            nested.number("duration", ramp.duration)
+            nested.number("from", ramp.from)
+            nested.number("start", ramp.start)
+            nested.number("to", ramp.to)
+            members.object("ramp", nested)
+        }
+        members.number("rampLength", stream.rampLength)
+        members.number("rampRunsUntil", stream.rampRunsUntil)
+        members.integer("routedTo", stream.routedTo)
+        members.integer("serial", stream.serial)
+        members.number("suspendedAt", stream.suspendedAt)
+        members.number("unlinkedSince", stream.unlinkedSince)
+    }
+
+    private static func writeSession(_ session: EngineMemory.SessionMemory, to members: inout Members) {
+        members.number("activeSince", session.activeSince)
+        members.string("appName", session.appName)
+        members.string("category", session.category.rawValue)
+        members.number("ducked", session.ducked)
+        if let interruption = session.interruption {
+            var nested = Members()
+            var key = Members()
+            key.string("rawValue", interruption.by.rawValue)
+            nested.object("by", key)
+            nested.bool("resumable", interruption.resumable)
+            nested.bool("waiting", interruption.waiting)
+            members.object("interruption", nested)
+        }
+        members.number("lastActive", session.lastActive)
+        members.string("mode", session.mode.rawValue)
+        members.strings("options", session.options.map(\.rawValue))
+    }
+
+    private static func writeStreamMemory(_ stream: EngineMemory.StreamMemory, to members: inout Members) {
+        members.integer("lastOutput", stream.lastOutput)
+        members.string("lastOutputName", stream.lastOutputName)
+        members.bool("lastOutputPrivate", stream.lastOutputPrivate)
+        members.string("portPickedOn", stream.portPickedOn)
+        members.bool("routeLost", stream.routeLost)
+        members.number("routeLostAt", stream.routeLostAt)
+    }
+
+    /// One object's members, given in sorted key order, nil ones left out.
+    private struct Members {
+        private var text: [UInt8] = [UInt8(ascii: "{")]
+        private(set) var failed = false
+
+        private mutating func key(_ key: String) {
+            if text.count > 1 { text.append(UInt8(ascii: ",")) }
+            text.append(UInt8(ascii: "\""))
+            text.append(contentsOf: key.utf8)
+            text.append(contentsOf: "\":".utf8)
+        }
+
+        mutating func number(_ name: String, _ value: Double?) {
+            guard let value else { return }
+            guard case .number(let written)? = try? JSONValueEncoder.number(value, path: nil) else {
+                failed = true  // not finite: the generic encoder says where
+                return
+            }
+            key(name)
+            text.append(contentsOf: written.utf8)
+        }
+
+        mutating func integer<I: BinaryInteger>(_ name: String, _ value: I?) {
+            guard let value else { return }
+            key(name)
+            text.append(contentsOf: String(value).utf8)
+        }
+
+        mutating func bool(_ name: String, _ value: Bool) {
+            key(name)
+            text.append(contentsOf: (value ? "true" : "false").utf8)
+        }
+
+        mutating func string(_ name: String, _ value: String?) {
+            guard let value else { return }
+            key(name)
+            JSONValue.writeString(value, to: &text, escapingSlashes: true)
+        }
+
+        mutating func strings(_ name: String, _ values: [String]) {
+            key(name)
+            text.append(UInt8(ascii: "["))
+            for (index, value) in values.enumerated() {
+                if index > 0 { text.append(UInt8(ascii: ",")) }
+                JSONValue.writeString(value, to: &text, escapingSlashes: true)
+            }
+            text.append(UInt8(ascii: "]"))
+        }
+
+        mutating func object(_ name: String, _ nested: Members) {
+            failed = failed || nested.failed
+            key(name)
+            var ignored = false
+            nested.write(to: &text, failed: &ignored)
+        }
+
+        func write(to output: inout [UInt8], failed: inout Bool) {
+            failed = failed || self.failed
+            output.append(contentsOf: text)
+            output.append(UInt8(ascii: "}"))
+        }
+    }
+}
