@@ -155,9 +155,13 @@ extension TimingSensitiveSuites {
             #expect(heard >= 4_800, "the recorder heard \(heard) frames of the 0.5 s control tone on the speakers: it would not hear a leak either")
             // The floor is one graph cycle (1024 frames at 48 kHz, 21 ms): a buffer
             // the player computed before the unplug may still play when
-            // WirePlumber relinks it, before any gain change can reach it.
+            // WirePlumber relinks it, before any gain change can reach it. The
+            // agent and WirePlumber race from the same removal: one cycle on an
+            // idle machine, up to three when the other suites load both cores
+            // (2996 seen on PipeWire 0.3.65; docs/TESTING.md), as for the jack.
             let leaked = try Audio.loudFrames(ofWAV: monitor, frames: unplugFrame..<Int.max)
-            #expect(leaked <= 1024, "\(leaked) frames of music reached the speakers after the unplug")
+            print("headphones removed: \(leaked) loud frames reached the speakers")
+            #expect(leaked <= 4 * 1024, "\(leaked) frames of music reached the speakers after the unplug")
             // …over a window that covers the unplug and WirePlumber's relink (it
             // recorded at least 1 s after the mark; half of it is enough).
             #expect(try Audio.framesWritten(toWAV: monitor) - unplugFrame >= 24_000, "the recording ended too soon after the unplug")
