@@ -54,6 +54,25 @@ import Testing
         #expect(journal.applied[10] != nil, "the saved journal knows the music is changed")
     }
 
+    /// The statuses and events of a decision are built after its graph
+    /// actions (the executor runs `publish` after the gains went out), and
+    /// every decision's events are told, also when two reconciles come
+    /// before a publish.
+    @Test func whatADecisionTellsIsPublishedAfterItsActions() throws {
+        var daemon = try musicThen("Communication", app: "phone")
+        let decided = daemon.core.reconcile(daemon.observation)
+        let publish = try #require(decided.firstIndex(of: .publish))
+        #expect(decided.lastIndex(where: isGraphAction).map { $0 < publish } == true)
+        #expect(!decided.contains { if case .setMetadata = $0 { true } else { false } }, "nothing told before publish")
+        daemon.now += 0.01
+        let again = daemon.core.reconcile(daemon.observation)
+        #expect(again.contains(.publish))
+        let told = writes(daemon.apply(daemon.core.publish()))
+        #expect(told.contains { $0.subject == 20 && $0.key == AgentProtocol.streamKey }, "the call's status")
+        #expect(told.filter { $0.key == AgentProtocol.eventKey }.count >= 2, "the first decision's events too: \(told)")
+        #expect(daemon.core.publish().isEmpty, "told once")
+    }
+
     @Test func aCallHoldsTheMusicAndItComesBackAfterIt() throws {
         var daemon = try musicThenCall()
         #expect(daemon.gain(10) == 0)

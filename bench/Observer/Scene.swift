@@ -39,14 +39,41 @@ final class Scene {
     }
 
     /// Waits until the agent published its status (it is connected and running).
+    /// PipeWire 0.3.65 may not forward a metadata change made while another
+    /// client binds the same metadata object (README, "Known limits"), and the
+    /// agent writes its status once: seen live, or else read afresh the way
+    /// `pw-policy status` reads it.
     func waitForAgent(timeout: Double = 20) throws {
         guard let pid = agent?.pid else { throw BenchError("no agent") }
-        let up = observer.wait(timeout: timeout) {
+        let live = observer.wait(timeout: 2) {
             guard let json = self.observer.graph.metadata(named: AgentProtocol.metadataName)?
                 .value(subject: 0, key: AgentProtocol.agentKey) else { return false }
             return (try? JSONDecoder().decode(AgentStatus.self, from: Data(json.utf8)))?.pid == pid
         }
+        let deadline = MonotonicClock.now + timeout - 2
+        var up = live
+        while !up && MonotonicClock.now < deadline {
+            up = freshAgentPID() == pid
+            if !up { observer.pump(0.5) }
+        }
         if !up { throw BenchError("the agent did not start; see \(options.directory)/agent.log") }
+    }
+
+    /// The agent's pid from `pw-policy status --json`, which binds the
+    /// agent's metadata anew.
+    private func freshAgentPID() -> Int32? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: options.agent)
+        process.arguments = ["status", "--json", "-r", options.remote]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return nil }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard let objects = try? JSONSerialization.jsonObject(with: data) as? [[String: Any]],
+              let info = objects.first(where: { $0["id"] as? Int == 0 })?["info"] as? [String: Any] else { return nil }
+        return (info["pid"] as? Int).map(Int32.init)
     }
 
     var agentPID: pid_t? { agent?.pid }

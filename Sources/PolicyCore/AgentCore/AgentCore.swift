@@ -118,7 +118,8 @@ public struct AgentCore: Sendable {
     // MARK: - the control loop
 
     /// One turn of the loop, level-triggered: the effects that bring the
-    /// graph and the published status to what the policy wants now.
+    /// graph to what the policy wants now, ending with `publish` for what
+    /// the connection is to be told of it.
     public mutating func reconcile(_ observation: Observation) -> [AgentEffect] {
         let graph = observation.graph, now = observation.now
         var effects: [AgentEffect] = []

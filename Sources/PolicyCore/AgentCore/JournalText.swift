@@ -72,18 +72,12 @@ enum JournalText {
     /// Sessions are keyed by their name: an object.
     private static func writeSessions(_ sessions: [SessionKey: EngineMemory.SessionMemory], to output: inout [UInt8],
                                       failed: inout Bool) {
-        output.append(UInt8(ascii: "{"))
-        var first = true
-        for (key, session) in sessions.sorted(by: { $0.key.rawValue.utf8.lexicographicallyPrecedes($1.key.rawValue.utf8) }) {
-            if !first { output.append(UInt8(ascii: ",")) }
-            first = false
-            JSONValue.writeString(key.rawValue, to: &output, escapingSlashes: true)
-            output.append(UInt8(ascii: ":"))
+        let byName = Dictionary(uniqueKeysWithValues: sessions.map { ($0.key.rawValue, $0.value) })
+        JSONValue.writeObject(byName, to: &output, escapingSlashes: true) { session, output in
             var members = Members()
             writeSession(session, to: &members)
             members.write(to: &output, failed: &failed)
         }
-        output.append(UInt8(ascii: "}"))
     }
 
     // MARK: entries (every stored property; JournalTextTests check they are all here)
@@ -180,12 +174,7 @@ enum JournalText {
 
         mutating func strings(_ name: String, _ values: [String]) {
             key(name)
-            text.append(UInt8(ascii: "["))
-            for (index, value) in values.enumerated() {
-                if index > 0 { text.append(UInt8(ascii: ",")) }
-                JSONValue.writeString(value, to: &text, escapingSlashes: true)
-            }
-            text.append(UInt8(ascii: "]"))
+            JSONValue.writeArray(values, to: &text) { JSONValue.writeString($0, to: &$1, escapingSlashes: true) }
         }
 
         mutating func object(_ name: String, _ nested: Members) {

@@ -29,23 +29,38 @@ public indirect enum JSONValue: Equatable, Sendable {
         case .number(let text): output.append(contentsOf: text.utf8)
         case .string(let text): Self.writeString(text, to: &output, escapingSlashes: escapingSlashes)
         case .array(let elements):
-            output.append(UInt8(ascii: "["))
-            for (index, element) in elements.enumerated() {
-                if index > 0 { output.append(UInt8(ascii: ",")) }
-                element.write(to: &output, escapingSlashes: escapingSlashes)
-            }
-            output.append(UInt8(ascii: "]"))
+            Self.writeArray(elements, to: &output) { $0.write(to: &$1, escapingSlashes: escapingSlashes) }
         case .object(let members):
-            output.append(UInt8(ascii: "{"))
-            let sorted = members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
-            for (index, member) in sorted.enumerated() {
-                if index > 0 { output.append(UInt8(ascii: ",")) }
-                Self.writeString(member.key, to: &output, escapingSlashes: escapingSlashes)
-                output.append(UInt8(ascii: ":"))
-                member.value.write(to: &output, escapingSlashes: escapingSlashes)
+            Self.writeObject(members, to: &output, escapingSlashes: escapingSlashes) {
+                $0.write(to: &$1, escapingSlashes: escapingSlashes)
             }
-            output.append(UInt8(ascii: "}"))
         }
+    }
+
+    /// `[a,b]`, each element written by `element`.
+    static func writeArray<Element>(_ elements: [Element], to output: inout [UInt8],
+                                    element: (Element, inout [UInt8]) -> Void) {
+        output.append(UInt8(ascii: "["))
+        for (index, value) in elements.enumerated() {
+            if index > 0 { output.append(UInt8(ascii: ",")) }
+            element(value, &output)
+        }
+        output.append(UInt8(ascii: "]"))
+    }
+
+    /// `{"a":…}` with the keys sorted by their UTF-8 bytes, each value
+    /// written by `value`.
+    static func writeObject<Value>(_ members: [String: Value], to output: inout [UInt8], escapingSlashes: Bool,
+                                   value: (Value, inout [UInt8]) -> Void) {
+        output.append(UInt8(ascii: "{"))
+        let sorted = members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+        for (index, member) in sorted.enumerated() {
+            if index > 0 { output.append(UInt8(ascii: ",")) }
+            writeString(member.key, to: &output, escapingSlashes: escapingSlashes)
+            output.append(UInt8(ascii: ":"))
+            value(member.value, &output)
+        }
+        output.append(UInt8(ascii: "}"))
     }
 
     static func writeString(_ text: String, to output: inout [UInt8], escapingSlashes: Bool) {

@@ -83,22 +83,11 @@ final class JSONNode {
         case .empty: output.append(contentsOf: "{}".utf8)
         case .value: scalar.write(to: &output, escapingSlashes: escapingSlashes)
         case .object:
-            output.append(UInt8(ascii: "{"))
-            let sorted = members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
-            for (index, member) in sorted.enumerated() {
-                if index > 0 { output.append(UInt8(ascii: ",")) }
-                JSONValue.writeString(member.key, to: &output, escapingSlashes: escapingSlashes)
-                output.append(UInt8(ascii: ":"))
-                member.value.write(to: &output, escapingSlashes: escapingSlashes)
+            JSONValue.writeObject(members, to: &output, escapingSlashes: escapingSlashes) {
+                $0.write(to: &$1, escapingSlashes: escapingSlashes)
             }
-            output.append(UInt8(ascii: "}"))
         case .array:
-            output.append(UInt8(ascii: "["))
-            for (index, element) in elements.enumerated() {
-                if index > 0 { output.append(UInt8(ascii: ",")) }
-                element.write(to: &output, escapingSlashes: escapingSlashes)
-            }
-            output.append(UInt8(ascii: "]"))
+            JSONValue.writeArray(elements, to: &output) { $0.write(to: &$1, escapingSlashes: escapingSlashes) }
         }
     }
 
