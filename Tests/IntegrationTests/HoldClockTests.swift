@@ -169,7 +169,10 @@ extension TimingSensitiveSuites {
             // mpv's own buffer through pipewire-pulse is longer: let it drain.
             client.pump(1.0)
             let held = try #require(HoldClock.progress(of: player, over: 3.0, pumping: client))
-            #expect(held < 0.05, "mpv's position moved \(held) s in 3 s while held")
+            // Playing on would be 3 s; what pipewire-pulse still held of mpv's
+            // buffer can drain into the first tens of milliseconds (62 ms seen
+            // in CI on 1.4.2), as the agent's player tests allow.
+            #expect(held < 0.1, "mpv's position moved \(held) s in 3 s while held")
 
             try client.actions.link(output: stream.id, to: speakers)
             try client.actions.setVolume(node: stream.id, to: 1)
