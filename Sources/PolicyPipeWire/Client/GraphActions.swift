@@ -122,8 +122,13 @@ public final class GraphActions {
     /// The registry removed link global `id`: if it is one of ours, its
     /// proxy goes too. (The proxy's own `removed` event normally comes
     /// first; this covers a proxy whose removal we did not hear of.)
+    /// A destroy we asked for is done: the id may be reused at once, by
+    /// WirePlumber relinking the same ports, and that new link (same id,
+    /// same endpoints) must be destroyed too — a held stream's relink was
+    /// left alone when the request was still marked in flight.
     private func linkRemoved(_ id: UInt32) {
         createdLinks.removeAll { $0.boundID == id }
+        destroying[id] = nil
     }
 
     /// Links we asked the daemon to destroy that the mirror still shows.
