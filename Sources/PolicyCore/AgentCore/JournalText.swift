@@ -64,7 +64,8 @@ enum JournalText {
             output.append(UInt8(ascii: ","))
             var members = Members()
             entry(value, &members)
-            members.write(to: &output, failed: &failed)
+            members.write(to: &output)
+            failed = failed || members.failed
         }
         output.append(UInt8(ascii: "]"))
     }
@@ -76,7 +77,8 @@ enum JournalText {
         JSONValue.writeObject(byName, to: &output, escapingSlashes: true) { session, output in
             var members = Members()
             writeSession(session, to: &members)
-            members.write(to: &output, failed: &failed)
+            members.write(to: &output)
+            failed = failed || members.failed
         }
     }
 
@@ -180,12 +182,10 @@ enum JournalText {
         mutating func object(_ name: String, _ nested: Members) {
             failed = failed || nested.failed
             key(name)
-            var ignored = false
-            nested.write(to: &text, failed: &ignored)
+            nested.write(to: &text)
         }
 
-        func write(to output: inout [UInt8], failed: inout Bool) {
-            failed = failed || self.failed
+        func write(to output: inout [UInt8]) {
             output.append(contentsOf: text)
             output.append(UInt8(ascii: "}"))
         }

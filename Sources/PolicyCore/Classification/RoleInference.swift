@@ -63,9 +63,9 @@ public enum RoleInference {
         /// recorder's role only labels what it captures).
         public var appliesToPlayback: Bool
         init(_ category: Category, _ options: Set<PolicyOption> = [], mode: AudioMode = .default,
-             appliesToCapture: Bool = false, onCapture: Category? = nil, appliesToPlayback: Bool = true) {
+             onCapture: Category? = nil, appliesToPlayback: Bool = true) {
             self.category = category; self.options = options; self.mode = mode
-            self.onCapture = onCapture ?? (appliesToCapture ? category : nil)
+            self.onCapture = onCapture
             self.appliesToPlayback = appliesToPlayback
         }
     }
@@ -79,18 +79,18 @@ public enum RoleInference {
         "animation": RoleMeaning(.ambient),
         "notification": RoleMeaning(.systemSound),
         "event": RoleMeaning(.systemSound),
-        "phone": RoleMeaning(.playAndRecord, appliesToCapture: true),
-        "communication": RoleMeaning(.playAndRecord, appliesToCapture: true),
+        "phone": RoleMeaning(.playAndRecord, onCapture: .playAndRecord),
+        "communication": RoleMeaning(.playAndRecord, onCapture: .playAndRecord),
         "accessibility": RoleMeaning(.playback, [.duckOthers], mode: .spokenAudio),
         "a11y": RoleMeaning(.playback, [.duckOthers], mode: .spokenAudio),
-        "production": RoleMeaning(.audioProcessing, appliesToCapture: true),
+        "production": RoleMeaning(.audioProcessing, onCapture: .audioProcessing),
         // PipeWire's role for screencasts; on an audio capture (wf-recorder)
         // it is the desktop's sound being recorded.
-        "screen": RoleMeaning(.record, appliesToCapture: true, appliesToPlayback: false),
-        "dsp": RoleMeaning(.audioProcessing, appliesToCapture: true),
+        "screen": RoleMeaning(.record, onCapture: .record, appliesToPlayback: false),
+        "dsp": RoleMeaning(.audioProcessing, onCapture: .audioProcessing),
         // PulseAudio's modules label their own streams so (combine-sink's
         // copies to each card, echo-cancel, ladspa-sink): plumbing.
-        "filter": RoleMeaning(.audioProcessing, appliesToCapture: true),
+        "filter": RoleMeaning(.audioProcessing, onCapture: .audioProcessing),
         "test": RoleMeaning(.playback, [.mixWithOthers]),
         "alarm": RoleMeaning(.playback),
         "emergency": RoleMeaning(.playback, [.duckOthers]),
