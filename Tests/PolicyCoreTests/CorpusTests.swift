@@ -125,14 +125,8 @@ struct CorpusScore {
         let score = CorpusScore(corpus.streams, classifier: try Self.shippedClassifier())
         for line in score.report { print(line) }
         #expect(score.total > 0)
-        // Known shortfall (docs/CLASSIFICATION.md, "Score"): 169/180. Once the
-        // corpus reaches 95% this known issue stops being recorded, Swift
-        // Testing fails the test, and the wrapper must go.
-        withKnownIssue("issue 16: corpus below 95% (docs/CLASSIFICATION.md, Remaining misses)") {
-            #expect(score.right * 100 >= score.total * 95,
-                    "\(score.right)/\(score.total) right: \(score.misses.map(\.stream.id).joined(separator: ", "))")
-        }
-        #expect(score.right >= 169, "no rule may lose what the corpus had right (169/180)")
+        #expect(score.right * 100 >= score.total * 95,
+                "\(score.right)/\(score.total) right: \(score.misses.map(\.stream.id).joined(separator: ", "))")
     }
 
     /// `pw-policy explain` prints the reason: it names the rule (with its

@@ -67,6 +67,13 @@ import Testing
         InferenceCase(name: "Teams for Linux", node: playbackStreamClass.merging(
             ["application.name": "Chromium", "application.process.binary": "teams-for-linux"]) { $1 },
             category: .systemSound),
+        // A call engine that names its client after the call plays the far end.
+        InferenceCase(name: "Signal's call client", node: playbackStreamClass.merging(
+            ["application.name": "Signal Calling", "application.process.binary": "signal-desktop"]) { $1 },
+            category: .playAndRecord, evidence: #"application.name = "Signal Calling" names a call"#),
+        InferenceCase(name: "a VoIP app's recall sound is no call", node: playbackStreamClass.merging(
+            ["application.name": "Element", "media.name": "recall-notification"]) { $1 },
+            category: .systemSound),
         // A VoIP app's microphone is the call, even before the far end plays.
         InferenceCase(name: "Mumble mic", direction: .capture, node: captureStreamClass.merging(
             ["application.name": "Mumble", "application.process.binary": "mumble"]) { $1 },
@@ -84,6 +91,17 @@ import Testing
         InferenceCase(name: "Sound Recorder", direction: .capture, node: captureStreamClass.merging(
             ["application.name": "Sound Recorder", "application.id": "org.gnome.SoundRecorder",
              "application.process.binary": "gjs-console"]) { $1 }, category: .record),
+        // A DAW under pipewire-jack: the node's DSP role is the JACK layer's.
+        InferenceCase(name: "Ardour under pw-jack", direction: .capture, node: captureStreamClass.merging(
+            ["client.api": "jack", "media.role": "DSP", "media.category": "Duplex", "node.name": "ardour"]) { $1 },
+            category: .record, evidence: "every JACK client's role"),
+        InferenceCase(name: "an unknown JACK client stays processing", direction: .capture,
+            node: captureStreamClass.merging(
+                ["client.api": "jack", "media.role": "DSP", "node.name": "jack_capture_meter"]) { $1 },
+            category: .audioProcessing),
+        InferenceCase(name: "a DAW's DSP role outside JACK stays processing", direction: .capture,
+            node: captureStreamClass.merging(["media.role": "DSP", "node.name": "ardour"]) { $1 },
+            category: .audioProcessing),
         InferenceCase(name: "Audacity playback", node: playbackStreamClass.merging(
             ["application.name": "Audacity", "application.process.binary": "audacity"]) { $1 }, category: nil),
         // Screen readers and speech.

@@ -84,6 +84,10 @@ public enum KnownApps {
             "sound-recorder", "audio-recorder", "krecorder", "simplescreenrecorder", "kazam", "kooha",
             "vokoscreen", "vokoscreenng", "gpu-screen-recorder", "wf-recorder", "green-recorder",
             "blue-recorder", "recordmydesktop", "spectacle",
+            // Digital audio workstations: a session is where takes are
+            // recorded, so what they capture is a recording.
+            "ardour", "ardour6", "ardour7", "ardour8", "mixbus", "reaper", "bitwig-studio", "qtractor",
+            "zrythm", "rosegarden", "traverso",
         ]),
         (.screenReader, [
             "orca", "speech-dispatcher", "speechd", "sd_*", "espeak", "espeak-ng", "spd-say", "festival", "fenrir",

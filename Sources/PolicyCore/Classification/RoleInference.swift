@@ -118,6 +118,13 @@ public enum RoleInference {
                 return InferredCategory(.playback, meaning.options, mode: .spokenAudio,
                                         evidence: "\(evidence) from \(app.evidence)")
             }
+            // pipewire-jack labels every JACK client's node `DSP`: the role is
+            // the JACK layer's, not the app's, and a DAW's capture records.
+            if app.kind == .recorder && direction == .capture && category == .audioProcessing
+                && props["client.api"]?.lowercased() == "jack" {
+                return InferredCategory(.record, evidence:
+                    "\(evidence) from pipewire-jack (every JACK client's role) on \(app.evidence): a DAW session records")
+            }
         }
         let options = direction == .playback ? meaning.options : []
         let mode = direction == .playback ? meaning.mode : .default
@@ -198,6 +205,17 @@ public enum RoleInference {
 
     // MARK: known apps
 
+    /// The name, of those an app chooses, that has the word call, calls or
+    /// calling in it.
+    static func namesACall(_ props: StreamProperties) -> (key: String, value: String)? {
+        for key in ["media.name", "node.name", "application.name"] {
+            guard let value = props[key] else { continue }
+            let words = value.lowercased().split(whereSeparator: { !$0.isLetter })
+            if words.contains(where: { ["call", "calls", "calling"].contains($0) }) { return (key, value) }
+        }
+        return nil
+    }
+
     static func fromKnownApp(_ props: StreamProperties, direction: StreamDirection) -> InferredCategory? {
         guard let app = KnownApps.match(props) else { return nil }
         let evidence = app.evidence
@@ -209,6 +227,11 @@ public enum RoleInference {
         case (.podcastPlayer, .playback):
             return InferredCategory(.playback, mode: .spokenAudio, evidence: evidence)
         case (.voip, .playback):
+            // A call engine that names its client or stream after the call
+            // ("Signal Calling", "Element Call") plays the far end of a call.
+            if let (key, value) = namesACall(props) {
+                return InferredCategory(.playAndRecord, evidence: "\(evidence), \(key) = \"\(value)\" names a call")
+            }
             // Rings and message pings; the call itself was found by the
             // plays-and-captures step, which runs before this one.
             return InferredCategory(.systemSound, evidence: "\(evidence), playback only: rings and pings")
