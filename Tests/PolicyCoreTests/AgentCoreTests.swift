@@ -128,6 +128,22 @@ import Testing
                 "one per change, as the daemon gets them")
     }
 
+    /// A native ramp that started late in a busy client overwrites the
+    /// restore's plain 1: the agent sends 1 again to whatever does not report it.
+    @Test func aRestoreOverwrittenByALateRampIsSentAgain() throws {
+        var daemon = try InMemoryDaemon()
+        daemon.connect()
+        daemon.play(10, role: "Music", app: "player")
+        daemon.play(11, role: "Music", app: "other player")
+        daemon.settle()
+        daemon.restoreAll()
+        #expect(daemon.core.restoreStragglers(in: daemon.graph).isEmpty, "both report 1")
+        daemon.graph.nodes[11]?.volume = 0.933867
+        #expect(daemon.core.restoreStragglers(in: daemon.graph) == [.setGain(node: 11, gain: 1)])
+        daemon.graph.nodes[11]?.props["object.serial"] = "999"  // gone, its id reused: not ours
+        #expect(daemon.core.restoreStragglers(in: daemon.graph).isEmpty)
+    }
+
     @Test func aJournalFromACrashIsRestoredOnExit() throws {
         // The previous agent died with the music ducked to 0.2.
         var journal = AgentJournal()

@@ -101,6 +101,26 @@ func hold() -> StreamDecision {
         #expect(plan.nextTick == 101, "only the confirmation check")
     }
 
+    /// A duck sent and not yet reported back: the graph still shows 1, yet
+    /// the duck is on its way. A restore must follow it with a 1 of its own,
+    /// or the stream is left at the duck level (seen with 100 streams and
+    /// SIGTERM a moment after a duck began).
+    @Test func aRestoreFollowsACommandStillOnItsWay() {
+        var harness = PlannerHarness.standard()
+        harness.run([10: gain(1)])  // known at 1
+        harness.now += 10
+        let duck = harness.run([10: gain(0.2)], daemonApplies: false)
+        #expect(!duck.actions.isEmpty)
+        #expect(harness.volume(10) == 1, "not reported back yet")
+        let atShutdown = harness.planner.restoreAll(graph: harness.graph, applied: harness.applied, now: harness.now)
+        #expect(atShutdown == [.setGain(node: 10, gain: 1)])
+        // The same when the stream stops being ours (its decision goes away).
+        let leaving = harness.run([:], daemonApplies: false)
+        #expect(leaving.actions == [.setGain(node: 10, gain: 1)])
+        harness.now += 0.01
+        #expect(harness.run([:], daemonApplies: false).actions.isEmpty, "sent once, not on every reconcile")
+    }
+
     @Test func newStreamWaitsForItsPropsVolume() {
         var harness = PlannerHarness.standard()
         harness.graph.nodes[10]?.volume = nil

@@ -249,6 +249,7 @@ public struct AgentCore: Sendable {
     public mutating func restoreAll(_ observation: Observation) -> [AgentEffect] {
         let graph = observation.graph
         let restoring = planner.restoreAll(graph: graph, applied: journal.applied, now: observation.now)
+        restored = identity.dryRun ? [:] : journal.applied.mapValues(\.serial)
         var effects = act(restoring, graph: graph)
         for (id, applied) in journal.applied.sorted(by: { $0.key < $1.key }) where applied.routedTo != nil {
             let write = MetadataWrite(metadata: "default", subject: id, key: "target.object", type: nil, value: nil)
@@ -264,6 +265,22 @@ public struct AgentCore: Sendable {
         effects.append(.wakeUp(at: nil))
         effects.append(.log(.notice, "restored \(restoring.count) changes; every stream is as it would be without pw-policy"))
         return effects
+    }
+
+    /// The streams `restoreAll` put back to gain 1, by node id (serial).
+    public private(set) var restored: [UInt32: UInt64?] = [:]
+
+    /// After `restoreAll`: the gain 1 again for every restored stream that
+    /// does not report it. A plain `volume` that reaches a client while a
+    /// native ramp of ours still runs there — started late by a busy client
+    /// — is overwritten by that ramp (docs/POLICY.md, "Fades"); the agent
+    /// checks before it exits, as it would on any reconcile.
+    public func restoreStragglers(in graph: Graph) -> [AgentAction] {
+        restored.sorted { $0.key < $1.key }.compactMap { id, serial in
+            guard let node = graph.nodes[id], node.serial == serial, let volume = node.volume,
+                  !ReconcilePlanner.reports(volume, 1) else { return nil }
+            return .setGain(node: id, gain: 1)
+        }
     }
 
     // MARK: - effects

@@ -337,32 +337,39 @@ public struct ReconcilePlanner: Sendable {
         applied.sorted { $0.key < $1.key }.flatMap { id, state -> [AgentAction] in
             guard let node = graph.nodes[id], node.serial == state.serial else { return [] }
             var state = state
-            state.confirmed = true  // restate even what is in flight
-            return restore(&state, node: node, graph: graph, now: now)
+            return restore(&state, node: node, graph: graph, now: now, restatingInFlight: true)
         }
     }
 
-    private func restore(_ state: inout AppliedStream, node: Graph.Node, graph: Graph, now: Double) -> [AgentAction] {
+    /// Gain back to 1 and links back. `restatingInFlight`: at shutdown there
+    /// is no later reconcile to resend it, so a command still on its way
+    /// (even one to 1) is followed by a 1 of our own.
+    private func restore(_ state: inout AppliedStream, node: Graph.Node, graph: Graph, now: Double,
+                         restatingInFlight: Bool = false) -> [AgentAction] {
         var actions: [AgentAction] = []
         state.ramp = nil
         if state.held {
             actions += unhold(&state, node: node, decision: nil, graph: graph)
         }
-        if (state.commandedGain ?? 1) != 1 || commandLost(state, now: now) {
+        if (state.commandedGain ?? 1) != 1 || commandLost(state, now: now) || (restatingInFlight && !state.confirmed) {
             actions += command(&state, gain: 1, node: node, now: now)
         }
         return actions
     }
 
     /// Records `gain` as commanded now and returns what sends it: nothing
-    /// when the daemon already reports it (unless `always`: after a native
-    /// ramp, what it reports is not what it plays), a native ramp over
-    /// `rampMilliseconds` when given, else a plain `volume`.
+    /// when the daemon already reports it — unless `always` (after a native
+    /// ramp, what it reports is not what it plays) or our last command is
+    /// still on its way: then what it reports is about to change, and a
+    /// restore to the value it shows would be lost behind the command in
+    /// flight — a native ramp over `rampMilliseconds` when given, else a
+    /// plain `volume`.
     private func command(_ stream: inout AppliedStream, gain: Double, node: Graph.Node, now: Double,
                          rampMilliseconds: Int? = nil, always: Bool = false) -> [AgentAction] {
+        let inFlight = !stream.confirmed
         stream.commandedGain = gain
         stream.commandedAt = now
-        stream.confirmed = !always && !observedDiffers(node, from: gain)
+        stream.confirmed = !always && !inFlight && !observedDiffers(node, from: gain)
         guard !stream.confirmed else { return [] }
         return [rampMilliseconds.map { .rampGain(node: node.id, gain: gain, milliseconds: $0) }
                 ?? .setGain(node: node.id, gain: gain)]

@@ -109,5 +109,31 @@ final class AgentSession {
             if wait > 0 { usleep(UInt32(wait * 1_000_000)) }
         }
         executor.execute(context.core.restoreAll(observe()))
+        confirmRestore()
+    }
+
+    /// Until every restored stream reports gain 1 twice in a row, a few
+    /// graph cycles apart, or 2 s: each round sends 1 again to the streams
+    /// that do not (AgentCore.restoreStragglers).
+    private func confirmRestore() {
+        let deadline = MonotonicClock.now + 2
+        var quietChecks = 0
+        var stragglers: [AgentAction] = []
+        while quietChecks < 2 && MonotonicClock.now < deadline && connection.isConnected {
+            connection.loop.run(timeout: 0.1) { false }
+            connection.roundTrip(timeout: 1)
+            stragglers = context.core.restoreStragglers(in: mirror.graph)
+            if stragglers.isEmpty {
+                quietChecks += 1
+            } else {
+                quietChecks = 0
+                executor.execute(stragglers.map(AgentEffect.graph) + [.flush])
+            }
+        }
+        if !stragglers.isEmpty {
+            context.log.warning("\(stragglers.count) streams did not report gain 1 again; they may keep a policy gain")
+        } else if quietChecks < 2 && connection.isConnected {
+            context.log.warning("could not confirm every stream's gain within 2 s")
+        }
     }
 }
