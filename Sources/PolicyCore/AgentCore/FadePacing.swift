@@ -14,9 +14,17 @@
 ///   is heard as a jump, a fade keeps `fewestSteps` by taking longer, up to
 ///   `longestStretch`; beyond that (over a hundred streams fading at once)
 ///   the budget wins and the steps get fewer and larger, down to one.
+/// - Raises (a duck or a hold ending) are not waited for by anyone, so when
+///   many start at once they start one after another, within the same
+///   budget, instead of as one burst that WirePlumber must work through
+///   before it links the stream that starts next. Lowering is never
+///   delayed: a prompt waits for its duck.
 public struct FadePacing: Sendable, Equatable {
-    /// Props updates a second for all fading streams together.
-    public var updatesPerSecond = 400.0
+    /// Props updates a second for all fading streams together. WirePlumber
+    /// spends 1–3 ms of CPU on each (its stream-state hooks save the
+    /// stream's volume, more with more streams: docs/PERFORMANCE.md), so
+    /// this keeps fades to a fraction of one CPU there.
+    public var updatesPerSecond = 100.0
     /// The shortest step: about one graph cycle (1024 frames at 48 kHz).
     public var shortestStep = 0.025
     public var fewestSteps = 4
@@ -33,6 +41,14 @@ public struct FadePacing: Sendable, Equatable {
     public static let rampStepFrames = 32
 
     public init() {}
+
+    /// How long the `index`-th of the raises that start together waits:
+    /// half the budget goes to starting raises, the rest to the steps of
+    /// those under way; all start within `longestRaiseStagger`.
+    public func raiseDelay(_ index: Int) -> Double {
+        min(Double(index) * 2 / updatesPerSecond, longestRaiseStagger)
+    }
+    public var longestRaiseStagger = 2.0
 
     /// The time between two steps of a stepped fade while `fading` streams
     /// fade: each stream's share of the budget.

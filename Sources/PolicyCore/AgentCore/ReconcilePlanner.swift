@@ -98,6 +98,8 @@ public struct ReconcilePlanner: Sendable {
         var applied: [UInt32: AppliedStream] = [:]
         var nextTick: Double?
         func tick(_ time: Double) { nextTick = min(nextTick ?? time, time) }
+        // Raises starting in this plan, each after the one before (FadePacing.raiseDelay).
+        var raises = 0
         // All fades share one budget of Props updates (FadePacing): the
         // streams fading, and those about to (a duck of many starts many).
         let fading = previous.reduce(0) { count, entry in
@@ -187,13 +189,14 @@ public struct ReconcilePlanner: Sendable {
                 if stream.held {
                     actions += unhold(&stream, node: node, decision: decision, graph: graph)
                     if decision.gain >= Self.epsilon {
-                        stream.ramp = GainRamp(from: 0, to: decision.gain, start: now,
+                        stream.ramp = GainRamp(from: 0, to: decision.gain, start: now + pacing.raiseDelay(raises),
                                                duration: fadeDuration(fadeUp, node: node, graph: graph, fading: fading))
+                        raises += 1
                     }
                 }
                 if !rampRunning {
                     actions += converge(&stream, to: decision.gain, node: node, graph: graph, isNew: isNew,
-                                        fading: fading, now: now)
+                                        fading: fading, raises: &raises, now: now)
                 }
                 if let target = decision.preferredTarget, let serial = graph.nodes[target]?.serial,
                    stream.routedTo != serial, EngineInputBuilder.linkedSink(of: node.id, in: graph) != target {
@@ -203,7 +206,7 @@ public struct ReconcilePlanner: Sendable {
             }
             if let ramp = stream.ramp, stream.rampRunsUntil == nil {
                 let interval = pacing.stepInterval(fading: fading)
-                tick(max(min(stream.commandedAt + interval, ramp.end), now + 0.001))
+                tick(max(ramp.start, min(stream.commandedAt + interval, ramp.end), now + 0.001))
             }
             if let until = stream.rampRunsUntil { tick(until) }
             if !stream.confirmed && confirmTimeout.isFinite { tick(stream.commandedAt + confirmTimeout) }
@@ -221,7 +224,7 @@ public struct ReconcilePlanner: Sendable {
     /// jumps for a new stream (no blip of the wrong level) and when someone
     /// else (restore-stream) overwrote our value.
     private func converge(_ stream: inout AppliedStream, to target: Double, node: Graph.Node, graph: Graph,
-                          isNew: Bool, fading: Int, now: Double) -> [AgentAction] {
+                          isNew: Bool, fading: Int, raises: inout Int, now: Double) -> [AgentAction] {
         if stream.confirmed, let commanded = stream.commandedGain, stream.ramp == nil,
            observedDiffers(node, from: commanded) {
             return command(&stream, gain: target, node: node, now: now)  // overwritten by someone else
@@ -251,7 +254,12 @@ public struct ReconcilePlanner: Sendable {
             stream.ramp = nil
             return command(&stream, gain: target, node: node, now: now)
         }
-        stream.ramp = GainRamp(from: current, to: target, start: now, duration: duration)
+        var start = now
+        if target > current {
+            start += pacing.raiseDelay(raises)
+            raises += 1
+        }
+        stream.ramp = GainRamp(from: current, to: target, start: start, duration: duration)
         return advance(&stream, along: stream.ramp!, node: node, graph: graph, fading: fading, now: now)
     }
 
@@ -275,6 +283,7 @@ public struct ReconcilePlanner: Sendable {
     /// curve, or a step (FadePacing).
     private func advance(_ stream: inout AppliedStream, along ramp: GainRamp, node: Graph.Node, graph: Graph,
                          fading: Int, now: Double) -> [AgentAction] {
+        if now < ramp.start { return [] }  // a raise waiting for its turn
         if ramp.isFinished(at: now) {
             stream.ramp = nil
             return stream.commandedGain == ramp.to && !observedDiffers(node, from: ramp.to) ? []
