@@ -56,6 +56,15 @@ public struct FadePacing: Sendable, Equatable {
         max(shortestStep, Double(max(fading, 1)) / updatesPerSecond)
     }
 
+    /// The time between two steps of a stepped fade lasting `duration`,
+    /// configured to last `configured`: the budget's share, but a fade
+    /// stretched because many streams faded keeps its few steps when the
+    /// others end before it, rather than taking many more.
+    public func stepInterval(fading: Int, duration: Double, configured: Double) -> Double {
+        let share = stepInterval(fading: fading)
+        return duration > configured + 1e-9 ? max(share, duration / Double(fewestSteps)) : share
+    }
+
     /// How long a stepped fade configured to last `duration` takes while
     /// `fading` streams fade: long enough for `fewestSteps` within the
     /// budget, but no longer than `longestStretch` (or `duration`, if that

@@ -205,7 +205,7 @@ public struct ReconcilePlanner: Sendable {
                 }
             }
             if let ramp = stream.ramp, stream.rampRunsUntil == nil {
-                let interval = pacing.stepInterval(fading: fading)
+                let interval = stepInterval(ramp, fading: fading)
                 tick(max(ramp.start, min(stream.commandedAt + interval, ramp.end), now + 0.001))
             }
             if let until = stream.rampRunsUntil { tick(until) }
@@ -279,6 +279,11 @@ public struct ReconcilePlanner: Sendable {
             : pacing.steppedDuration(configured, fading: fading)
     }
 
+    /// The time between two steps of `ramp` (FadePacing).
+    private func stepInterval(_ ramp: GainRamp, fading: Int) -> Double {
+        pacing.stepInterval(fading: fading, duration: ramp.duration, configured: ramp.to < ramp.from ? fadeDown : fadeUp)
+    }
+
     /// The next piece of a fade: a native ramp to a point further along the
     /// curve, or a step (FadePacing).
     private func advance(_ stream: inout AppliedStream, along ramp: GainRamp, node: Graph.Node, graph: Graph,
@@ -307,7 +312,7 @@ public struct ReconcilePlanner: Sendable {
             }
             return sent
         }
-        let interval = pacing.stepInterval(fading: fading)
+        let interval = stepInterval(ramp, fading: fading)
         let firstStep = stream.commandedAt < ramp.start
         guard firstStep || now - stream.commandedAt >= interval - 1e-9 else { return [] }
         // A step ahead: the first one goes at once, the last lands at the end.
