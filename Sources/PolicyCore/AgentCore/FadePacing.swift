@@ -12,8 +12,8 @@
 /// - Stepped (older clients): Props updates on the agent's timer, every graph
 ///   cycle while few streams fade, further apart as more do. So that no step
 ///   is heard as a jump, a fade keeps `fewestSteps` by taking longer, up to
-///   `longestStretch`; beyond that (over a hundred streams fading at once)
-///   the budget wins and the steps get fewer and larger, down to one.
+///   `longestStretch`; beyond that (over 25 streams fading at once) the
+///   budget wins and the steps get fewer and larger, down to one.
 /// - Raises (a duck or a hold ending) are not waited for by anyone, so when
 ///   many start at once they start one after another, within the same
 ///   budget, instead of as one burst that WirePlumber must work through
@@ -31,6 +31,8 @@ public struct FadePacing: Sendable, Equatable {
     /// The longest a stepped fade is stretched to keep `fewestSteps`.
     public var longestStretch = 1.0
     public var mostSegments = 3
+    /// The longest a raise waits for its turn (`raiseDelay`).
+    public var longestRaiseStagger = 2.0
     /// How long after its nominal end a native ramp may still run: the client
     /// starts it at its next graph cycle and it ends within a cycle of its
     /// length. The daemon ignores a new ramp while one runs (and lets the old
@@ -48,7 +50,6 @@ public struct FadePacing: Sendable, Equatable {
     public func raiseDelay(_ index: Int) -> Double {
         min(Double(index) * 2 / updatesPerSecond, longestRaiseStagger)
     }
-    public var longestRaiseStagger = 2.0
 
     /// The time between two steps of a stepped fade while `fading` streams
     /// fade: each stream's share of the budget.

@@ -116,6 +116,7 @@ final class AgentSession {
     /// graph cycles apart, or 2 s: each round sends 1 again to the streams
     /// that do not (AgentCore.restoreStragglers).
     private func confirmRestore() {
+        guard !context.core.restored.isEmpty else { return }
         let deadline = MonotonicClock.now + 2
         var quietChecks = 0
         var stragglers: [AgentAction] = []
