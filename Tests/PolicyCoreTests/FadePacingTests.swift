@@ -214,16 +214,16 @@ import Foundation
         harness.now = 300
         let steps = harness.runUntilIdle(Dictionary(uniqueKeysWithValues: ids.map { ($0, gain(1)) }))
         let pacing = harness.planner.pacing
-        func firstUpdate(_ id: UInt32) -> Double? {
-            steps.first { step in step.actions.contains { action in
+        func updates(of id: UInt32) -> [Double] {
+            steps.flatMap { step in step.actions.compactMap { action in
                 switch action {
-                case .setGain(id, _), .rampGain(id, _, _): true
-                default: false
+                case .setGain(id, _), .rampGain(id, _, _): step.time
+                default: nil
                 }
-            } }?.time
+            } }
         }
         for (index, id) in ids.enumerated() {
-            let first = try #require(firstUpdate(id))
+            let first = try #require(updates(of: id).first)
             #expect(abs(first - (300 + pacing.raiseDelay(index))) < 1e-6, "stream \(index) starts its raise at \(first)")
             #expect(harness.volume(id) == 1)
         }
@@ -232,12 +232,7 @@ import Foundation
         // A fade stretched because many faded keeps its few steps when the
         // others end first: never more than `fewestSteps` each.
         for id in ids {
-            #expect(steps.flatMap(\.actions).filter { action in
-                switch action {
-                case .setGain(id, _), .rampGain(id, _, _): true
-                default: false
-                }
-            }.count <= pacing.fewestSteps + 1, "stream \(id)")
+            #expect(updates(of: id).count <= pacing.fewestSteps + 1, "stream \(id)")
         }
     }
 
