@@ -189,9 +189,8 @@ public struct ReconcilePlanner: Sendable {
                 if stream.held {
                     actions += unhold(&stream, node: node, decision: decision, graph: graph)
                     if decision.gain >= Self.epsilon {
-                        stream.ramp = GainRamp(from: 0, to: decision.gain, start: now + pacing.raiseDelay(raises),
+                        stream.ramp = GainRamp(from: 0, to: decision.gain, start: raiseStart(&raises, now: now),
                                                duration: fadeDuration(fadeUp, node: node, graph: graph, fading: fading))
-                        raises += 1
                     }
                 }
                 if !rampRunning {
@@ -254,11 +253,7 @@ public struct ReconcilePlanner: Sendable {
             stream.ramp = nil
             return command(&stream, gain: target, node: node, now: now)
         }
-        var start = now
-        if target > current {
-            start += pacing.raiseDelay(raises)
-            raises += 1
-        }
+        let start = target > current ? raiseStart(&raises, now: now) : now
         stream.ramp = GainRamp(from: current, to: target, start: start, duration: duration)
         return advance(&stream, along: stream.ramp!, node: node, graph: graph, fading: fading, now: now)
     }
@@ -277,6 +272,13 @@ public struct ReconcilePlanner: Sendable {
     private func fadeDuration(_ configured: Double, node: Graph.Node, graph: Graph, fading: Int) -> Double {
         configured <= 0 || rampsNatively(node, graph: graph) ? configured
             : pacing.steppedDuration(configured, fading: fading)
+    }
+
+    /// When the next of the raises starting in this plan begins, counting it
+    /// (FadePacing.raiseDelay).
+    private func raiseStart(_ raises: inout Int, now: Double) -> Double {
+        defer { raises += 1 }
+        return now + pacing.raiseDelay(raises)
     }
 
     /// The time between two steps of `ramp` (FadePacing).
