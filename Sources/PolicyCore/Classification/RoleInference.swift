@@ -120,7 +120,7 @@ public enum RoleInference {
             }
             // pipewire-jack labels every JACK client's node `DSP`: the role is
             // the JACK layer's, not the app's, and a DAW's capture records.
-            if app.kind == .recorder && direction == .capture && category == .audioProcessing
+            if app.kind == .recorder && direction == .capture && role.classifierTrimmed().lowercased() == "dsp"
                 && props["client.api"]?.lowercased() == "jack" {
                 return InferredCategory(.record, evidence:
                     "\(evidence) from pipewire-jack (every JACK client's role) on \(app.evidence): a DAW session records")
