@@ -236,6 +236,87 @@ import Foundation
         }
     }
 
+    // MARK: raises wait for WirePlumber's links (LinkWait)
+
+    /// Stream 10 ducked to 0.2; at 300 the duck ends and stream 30 appears
+    /// with `props` (linked by WirePlumber or not, as the test says).
+    static func duckEndsAsAStreamAppears(props: [String: String] = [:]) -> PlannerHarness {
+        var harness = PlannerHarness.standard()
+        harness.now = 200
+        harness.runUntilIdle([10: gain(0.2)])
+        harness.now = 300
+        harness.graph.addStream(30, props: props)
+        harness.classified[30] = testClassified(30, category: .playback, direction: .playback, app: "app30")
+        return harness
+    }
+
+    static func firstUpdate(of id: UInt32, in steps: [PlannerHarness.Step]) -> Double? {
+        steps.first { step in step.actions.contains { action in
+            switch action {
+            case .setGain(id, _), .rampGain(id, _, _): true
+            default: false
+            }
+        } }?.time
+    }
+
+    /// A new stream WirePlumber has not linked yet holds the fade up back —
+    /// every Props update would be worked through before its link — and the
+    /// raise starts as soon as the link appears.
+    @Test func aRaiseWaitsUntilWirePlumberHasLinkedTheNewStream() throws {
+        var harness = Self.duckEndsAsAStreamAppears()
+        let decisions: [UInt32: StreamDecision] = [10: gain(1), 30: gain(1)]
+        var steps: [PlannerHarness.Step] = []
+        for _ in 0..<5 {
+            let plan = harness.run(decisions)
+            steps.append(PlannerHarness.Step(time: harness.now, actions: plan.actions))
+            #expect(try #require(plan.nextTick) <= 300 + harness.planner.pacing.longestLinkWait + 1e-9,
+                    "the raise starts at the latest when the wait is over")
+            harness.now += 0.1
+        }
+        #expect(Self.firstUpdate(of: 10, in: steps) == nil, "no raise while stream 30 waits for its link")
+        #expect(harness.graph.nodes[10]?.volume == 0.2)
+        harness.graph.addLink(60, from: 30, to: 1)
+        let linkedAt = harness.now
+        steps = harness.runUntilIdle(decisions)
+        #expect(Self.firstUpdate(of: 10, in: steps) == linkedAt, "the raise starts with the link")
+        #expect(harness.volume(10) == 1)
+    }
+
+    /// A stream WirePlumber never links keeps nobody ducked for longer
+    /// than `longestLinkWait`.
+    @Test func aStreamNeverLinkedHoldsRaisesBackOnlySoLong() throws {
+        var harness = Self.duckEndsAsAStreamAppears()
+        let steps = harness.runUntilIdle([10: gain(1), 30: gain(1)])
+        let first = try #require(Self.firstUpdate(of: 10, in: steps))
+        #expect(abs(first - (300 + harness.planner.pacing.longestLinkWait)) < 1e-6)
+        #expect(harness.volume(10) == 1)
+    }
+
+    /// Streams WirePlumber is not going to link hold nothing back: one that
+    /// asks not to be linked (JACK clients), one held by us, one that was
+    /// linked before and lost its links.
+    @Test(arguments: ["autoconnect", "held", "unlinked"])
+    func streamsWirePlumberIsNotLinkingHoldNoRaiseBack(_ kind: String) throws {
+        var harness = Self.duckEndsAsAStreamAppears(props: kind == "autoconnect" ? ["node.autoconnect": "false"] : [:])
+        var decisions: [UInt32: StreamDecision] = [10: gain(0.2), 30: gain(1)]
+        switch kind {
+        case "held":
+            harness.graph.addLink(60, from: 30, to: 1)
+            harness.run([10: gain(0.2), 30: hold()])  // unlinked by us
+            decisions[30] = hold()
+        case "unlinked":
+            harness.graph.addLink(60, from: 30, to: 1)
+            harness.run(decisions)
+            harness.graph.links[60] = nil
+        default: break
+        }
+        #expect(harness.graph.links(from: 30).isEmpty)
+        decisions[10] = gain(1)
+        let raisedAt = harness.now
+        let steps = harness.runUntilIdle(decisions)
+        #expect(Self.firstUpdate(of: 10, in: steps) == raisedAt, "the raise starts at once")
+    }
+
     /// `count` stepped streams known at 1 and then ducked to 0.2 together.
     static func duck(streams count: Int) -> (steps: [PlannerHarness.Step], ids: [UInt32], pacing: FadePacing) {
         var harness = PlannerHarness.standard()

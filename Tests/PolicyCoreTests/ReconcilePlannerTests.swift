@@ -11,6 +11,7 @@ struct PlannerHarness {
     var graph = Graph()
     var classified: [UInt32: ClassifiedStream] = [:]
     var applied: [UInt32: AppliedStream] = [:]
+    var linkWait = LinkWait()
     var now = 100.0
     var nextLinkID: UInt32 = 700
 
@@ -37,8 +38,10 @@ struct PlannerHarness {
     @discardableResult
     mutating func run(_ decisions: [UInt32: StreamDecision], daemonApplies: Bool = true) -> ReconcilePlanner.Plan {
         ReconcilePlanner.confirm(&applied, graph: graph)
-        let plan = planner.plan(graph: graph, decisions: decisions, classified: classified, applied: applied, now: now)
+        let plan = planner.plan(graph: graph, decisions: decisions, classified: classified, applied: applied,
+                                linkWait: linkWait, now: now)
         applied = plan.applied
+        linkWait = plan.linkWait
         if daemonApplies { apply(plan.actions) }
         return plan
     }

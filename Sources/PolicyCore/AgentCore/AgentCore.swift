@@ -68,6 +68,9 @@ public struct AgentCore: Sendable {
     /// What the reconciles since the last `publish()` decided and the
     /// connection has not been told yet.
     private var unpublished: Unpublished?
+    /// The new streams WirePlumber has yet to link (the planner's; not
+    /// journaled: a restarted agent sees them afresh).
+    private var linkWait = LinkWait()
 
     /// Statuses and events wait for `publish()`, which the executor runs
     /// once the gains have gone out (`AgentEffect.publish`): at hundreds of
@@ -143,8 +146,9 @@ public struct AgentCore: Sendable {
         let decision = engine.decide(input, memory: journal.memory)
         journal.memory = decision.memory
         let plan = planner.plan(graph: graph, decisions: decision.streams, classified: classified,
-                                applied: journal.applied, now: now)
+                                applied: journal.applied, linkWait: linkWait, now: now)
         journal.applied = plan.applied
+        linkWait = plan.linkWait
         let matches = observation.players.matches(in: graph)
         var pauses = PlayerPauses.Plan(commands: [], paused: journal.pausedPlayers, reasons: [])
         if case .watched(let players, _) = observation.players {

@@ -17,8 +17,9 @@
 /// - Raises (a duck or a hold ending) are not waited for by anyone, so when
 ///   many start at once they start one after another, within the same
 ///   budget, instead of as one burst that WirePlumber must work through
-///   before it links the stream that starts next. Lowering is never
-///   delayed: a prompt waits for its duck.
+///   before it links the stream that starts next; and while a new stream
+///   waits for WirePlumber to link it, they wait for it (LinkWait).
+///   Lowering is never delayed: a prompt waits for its duck.
 public struct FadePacing: Sendable, Equatable {
     /// Props updates a second for all fading streams together. WirePlumber
     /// spends 1–3 ms of CPU on each (its stream-state hooks save the
@@ -33,6 +34,9 @@ public struct FadePacing: Sendable, Equatable {
     public var mostSegments = 3
     /// The longest a raise waits for its turn (`raiseDelay`).
     public var longestRaiseStagger = 2.0
+    /// The longest raises wait for WirePlumber to link a new stream
+    /// (LinkWait): WirePlumber 0.5.8 takes seconds beside hundreds of streams.
+    public var longestLinkWait = 10.0
     /// How long after its nominal end a native ramp may still run: the client
     /// starts it at its next graph cycle and it ends within a cycle of its
     /// length. The daemon ignores a new ramp while one runs (and lets the old

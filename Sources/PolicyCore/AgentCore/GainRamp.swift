@@ -15,6 +15,12 @@ public struct GainRamp: Sendable, Equatable, Codable {
     public var to: Double
     public var start: Double
     public var duration: Double
+    /// A raise whose start waits for WirePlumber to link a new stream
+    /// (LinkWait): `start` is only the latest it may begin. Not journaled: a
+    /// restarted agent begins it then at the latest.
+    public var waitsForLinking = false
+
+    private enum CodingKeys: String, CodingKey { case from, to, start, duration }
 
     public init(from: Double, to: Double, start: Double, duration: Double) {
         self.from = from; self.to = to; self.start = start; self.duration = max(0, duration)

@@ -82,6 +82,8 @@ public struct ReconcilePlanner: Sendable {
         public var applied: [UInt32: AppliedStream]
         /// When to run again for a fade step or a confirmation check; nil = not needed.
         public var nextTick: Double?
+        /// The new streams WirePlumber has yet to link, for the next plan.
+        public var linkWait = LinkWait()
     }
 
     static let epsilon = 0.002
@@ -93,13 +95,22 @@ public struct ReconcilePlanner: Sendable {
     static let unlinkedBeforeSuspend = 0.2
 
     public func plan(graph: Graph, decisions: [UInt32: StreamDecision], classified: [UInt32: ClassifiedStream],
-                     applied previous: [UInt32: AppliedStream], now: Double) -> Plan {
+                     applied previous: [UInt32: AppliedStream], linkWait previousWait: LinkWait = LinkWait(),
+                     now: Double) -> Plan {
         var actions: [AgentAction] = []
         var applied: [UInt32: AppliedStream] = [:]
         var nextTick: Double?
         func tick(_ time: Double) { nextTick = min(nextTick ?? time, time) }
-        // Raises starting in this plan, each after the one before (FadePacing.raiseDelay).
+        // Raises starting in this plan, each after the one before (FadePacing.raiseDelay),
+        // and none while WirePlumber has a new stream to link (LinkWait).
         var raises = 0
+        let linkWait = previousWait.observed(graph, applied: previous, now: now, longest: pacing.longestLinkWait)
+        let raisesWait = linkWait.raisesWait(longest: pacing.longestLinkWait)
+        func placeRaise(_ ramp: inout GainRamp) {
+            defer { raises += 1 }
+            ramp.start = (raisesWait ?? now) + pacing.raiseDelay(raises)
+            ramp.waitsForLinking = raisesWait != nil
+        }
         // All fades share one budget of Props updates (FadePacing): the
         // streams fading, and those about to (a duck of many starts many).
         let fading = previous.reduce(0) { count, entry in
@@ -186,16 +197,23 @@ public struct ReconcilePlanner: Sendable {
                     stream.unlinkedSince = nil
                 }
             } else {
+                if var ramp = stream.ramp, now < ramp.start, ramp.waitsForLinking || raisesWait != nil {
+                    // A raise not begun yet: it waits while WirePlumber links, and goes once it has.
+                    placeRaise(&ramp)
+                    stream.ramp = ramp
+                }
                 if stream.held {
                     actions += unhold(&stream, node: node, decision: decision, graph: graph)
                     if decision.gain >= Self.epsilon {
-                        stream.ramp = GainRamp(from: 0, to: decision.gain, start: raiseStart(&raises, now: now),
-                                               duration: fadeDuration(fadeUp, node: node, graph: graph, fading: fading))
+                        var ramp = GainRamp(from: 0, to: decision.gain, start: now,
+                                            duration: fadeDuration(fadeUp, node: node, graph: graph, fading: fading))
+                        placeRaise(&ramp)
+                        stream.ramp = ramp
                     }
                 }
                 if !rampRunning {
                     actions += converge(&stream, to: decision.gain, node: node, graph: graph, isNew: isNew,
-                                        fading: fading, raises: &raises, now: now)
+                                        fading: fading, placeRaise: placeRaise, now: now)
                 }
                 if let target = decision.preferredTarget, let serial = graph.nodes[target]?.serial,
                    stream.routedTo != serial, EngineInputBuilder.linkedSink(of: node.id, in: graph) != target {
@@ -216,14 +234,15 @@ public struct ReconcilePlanner: Sendable {
                 applied[node.id] = stream
             }
         }
-        return Plan(actions: actions, applied: applied, nextTick: nextTick)
+        return Plan(actions: actions, applied: applied, nextTick: nextTick, linkWait: linkWait)
     }
 
     /// Moves the stream's gain toward `target`: fades when the policy changes,
     /// jumps for a new stream (no blip of the wrong level) and when someone
     /// else (restore-stream) overwrote our value.
     private func converge(_ stream: inout AppliedStream, to target: Double, node: Graph.Node, graph: Graph,
-                          isNew: Bool, fading: Int, raises: inout Int, now: Double) -> [AgentAction] {
+                          isNew: Bool, fading: Int, placeRaise: (inout GainRamp) -> Void,
+                          now: Double) -> [AgentAction] {
         if stream.confirmed, let commanded = stream.commandedGain, stream.ramp == nil,
            observedDiffers(node, from: commanded) {
             return command(&stream, gain: target, node: node, now: now)  // overwritten by someone else
@@ -253,9 +272,10 @@ public struct ReconcilePlanner: Sendable {
             stream.ramp = nil
             return command(&stream, gain: target, node: node, now: now)
         }
-        let start = target > current ? raiseStart(&raises, now: now) : now
-        stream.ramp = GainRamp(from: current, to: target, start: start, duration: duration)
-        return advance(&stream, along: stream.ramp!, node: node, graph: graph, fading: fading, now: now)
+        var ramp = GainRamp(from: current, to: target, start: now, duration: duration)
+        if target > current { placeRaise(&ramp) }
+        stream.ramp = ramp
+        return advance(&stream, along: ramp, node: node, graph: graph, fading: fading, now: now)
     }
 
     /// Whether the stream's fades are native ramps: its client has them, and
@@ -272,13 +292,6 @@ public struct ReconcilePlanner: Sendable {
     private func fadeDuration(_ configured: Double, node: Graph.Node, graph: Graph, fading: Int) -> Double {
         configured <= 0 || rampsNatively(node, graph: graph) ? configured
             : pacing.steppedDuration(configured, fading: fading)
-    }
-
-    /// When the next of the raises starting in this plan begins, counting it
-    /// (FadePacing.raiseDelay).
-    private func raiseStart(_ raises: inout Int, now: Double) -> Double {
-        defer { raises += 1 }
-        return now + pacing.raiseDelay(raises)
     }
 
     /// The time between two steps of `ramp` (FadePacing).
