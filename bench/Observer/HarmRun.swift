@@ -12,6 +12,15 @@ struct HarmSample {
     /// Every background stream had reached the duck level before the ducking
     /// stream stopped (only ever true with the agent running).
     var fullyDucked = false
+    /// WirePlumber's CPU time (s) from the ducking stream's start to the
+    /// probe's, and from the probe's start to its link: what it was still
+    /// working through when the probe came, and what the link cost it.
+    var wirePlumberCPUBeforeProbe: Double?
+    var wirePlumberCPUDuringLink: Double?
+    /// Props changes of background streams the observer saw while the probe
+    /// waited for its link: the agent's updates WirePlumber had to work
+    /// through meanwhile.
+    var backgroundUpdatesDuringLink = 0
 
     /// How long WirePlumber took to link the probe.
     var wirePlumber: Double? { diff(linked, appeared) }
@@ -59,29 +68,47 @@ enum HarmRun {
         max(1, min(requested, cap, max(5, 5_000 / max(1, streams))))
     }
 
-    /// Runs `events` events with the agent (it must be running), stops it,
-    /// runs them again without it, and starts it again.
+    /// Runs `events` events with the agent (it must be running) and as many
+    /// without it, in the order with, without, without, with, with, … (the
+    /// agent stopped and started between), so that neither mode always runs
+    /// on a sandbox the other has worked in longer (WirePlumber's saved
+    /// stream state, its caches); ends with the agent running.
     static func run(scene: Scene, schedule: Schedule, events: Int, label: String,
                     progress: (String, Int) -> Void) throws -> HarmResult {
         var result = HarmResult()
+        var agentRuns = true
         settle(scene)
-        for event in 0..<events {
-            result.withAgent.append(runEvent(scene: scene, schedule: schedule, id: "harm-\(label)-a\(event)",
-                                          pid: 5_000_000 + event))
-            progress("with the agent", event + 1)
+        for slot in 0..<(2 * events) {
+            let withAgent = (slot + 1) / 2 % 2 == 0
+            if withAgent != agentRuns {
+                try switchAgent(on: withAgent, scene: scene)
+                agentRuns = withAgent
+            }
+            if withAgent {
+                let event = result.withAgent.count
+                result.withAgent.append(runEvent(scene: scene, schedule: schedule, id: "harm-\(label)-a\(event)",
+                                              pid: 5_000_000 + event))
+                progress("with the agent", event + 1)
+            } else {
+                let event = result.withoutAgent.count
+                result.withoutAgent.append(runEvent(scene: scene, schedule: schedule, id: "harm-\(label)-n\(event)",
+                                                 pid: 5_500_000 + event))
+                progress("without the agent", event + 1)
+            }
         }
-        scene.stopAgent()
-        _ = scene.observer.wait(timeout: 30, until: scene.backgroundRestored)
-        settle(scene)
-        for event in 0..<events {
-            result.withoutAgent.append(runEvent(scene: scene, schedule: schedule, id: "harm-\(label)-n\(event)",
-                                             pid: 5_500_000 + event))
-            progress("without the agent", event + 1)
-        }
-        _ = try scene.startAgent()
-        try scene.waitForAgent()
-        settle(scene)
+        if !agentRuns { try switchAgent(on: true, scene: scene) }
         return result
+    }
+
+    static func switchAgent(on: Bool, scene: Scene) throws {
+        if on {
+            _ = try scene.startAgent()
+            try scene.waitForAgent()
+        } else {
+            scene.stopAgent()
+            _ = scene.observer.wait(timeout: 30, until: scene.backgroundRestored)
+        }
+        settle(scene)
     }
 
     /// Until nothing moves: no Props change for 0.5 s and WirePlumber idle.
@@ -95,6 +122,8 @@ enum HarmRun {
         let ducker = "\(id)-duck", probe = "\(id)-probe"
         let probeName = Scene.nodeName(probe)
         var sample = HarmSample()
+        let wirePlumberCPU = { scene.wirePlumberPID.flatMap { ProcessSample(pid: $0)?.cpuSeconds } }
+        let cpuAtStart = wirePlumberCPU()
         scene.load.send(["play \(ducker) application.name=bench-ducker application.process.id=\(pid) "
                          + "policy.category=playback policy.options=[duck-others]"])
         let duckerName = Scene.nodeName(ducker)
@@ -107,7 +136,12 @@ enum HarmRun {
         observer.pump(schedule.probeDelay)
 
         var probeID: UInt32?
+        let background = Set(scene.background)
+        var cpuAtProbe: Double?
         observer.onEvent = { change, time in
+            if case .props(let object) = change, probeID != nil, sample.linked == nil, background.contains(object) {
+                sample.backgroundUpdatesDuringLink += 1
+            }
             guard case .added(let object) = change else { return }
             let graph = observer.graph
             if probeID == nil, graph.nodes[object]?.name == probeName {
@@ -118,9 +152,13 @@ enum HarmRun {
             }
         }
         // A plain stream: no policy options, one app of its own.
+        cpuAtProbe = wirePlumberCPU()
         scene.load.send(["play \(probe) application.name=bench-probe application.process.id=\(pid + 250_000)"])
         observer.wait(timeout: linkTimeout) { sample.linked != nil }
         observer.onEvent = nil
+        let cpuAtLink = wirePlumberCPU()
+        sample.wirePlumberCPUBeforeProbe = diff(cpuAtProbe, cpuAtStart)
+        sample.wirePlumberCPUDuringLink = diff(cpuAtLink, cpuAtProbe)
         scene.load.send(["stop \(probe)"])
         observer.wait(timeout: 10) { observer.node(named: probeName) == nil && observer.node(named: duckerName) == nil }
         // The next event starts on a graph at rest: every fade done, WirePlumber's queue empty.

@@ -78,6 +78,22 @@ enum Report {
             + "every background stream at the duck level when the ducking stream stopped: \(ducked) of \(events)."
     }
 
+    /// Where the harm comes from: WirePlumber's CPU before the probe (the
+    /// duck it was still working through) and during its link, and the
+    /// agent's updates it met meanwhile (p50 of the events, with / without).
+    static func harmCauseNote(streams: Int, harm: HarmResult) -> String {
+        func median(_ samples: [HarmSample], _ value: (HarmSample) -> Double?) -> String {
+            Percentiles(samples.map(value)).map { milliseconds($0.p50) } ?? "–"
+        }
+        let updates = Percentiles(harm.withAgent.map { Double($0.backgroundUpdatesDuringLink) })
+        return "* \(streams) streams, harm, p50 with / without pw-policy: WirePlumber's CPU from the ducking stream's start "
+            + "to the new stream's \(median(harm.withAgent, \.wirePlumberCPUBeforeProbe)) / "
+            + "\(median(harm.withoutAgent, \.wirePlumberCPUBeforeProbe)) ms, while it waited for its link "
+            + "\(median(harm.withAgent, \.wirePlumberCPUDuringLink)) / \(median(harm.withoutAgent, \.wirePlumberCPUDuringLink)) ms; "
+            + "background streams' Props changes while it waited: \(updates.map { String(Int($0.p50)) } ?? "–") "
+            + "(max \(updates.map { String(Int($0.max)) } ?? "–"))."
+    }
+
     static func render(sizes: [SizeResult], idle: IdleResult?, startup: StartupResult?) -> String {
         var lines: [String] = []
         lines.append("### Reaction latency, seen by an independent observer client (ms)")
@@ -126,6 +142,7 @@ enum Report {
         for size in sizes {
             guard let harm = size.harm else { continue }
             lines.append(harmNote(streams: size.streams, harm: harm))
+            lines.append(harmCauseNote(streams: size.streams, harm: harm))
         }
         lines.append("")
         lines.append("### Memory (VmRSS, MiB) after the events above")
