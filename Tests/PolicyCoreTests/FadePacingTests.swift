@@ -214,14 +214,7 @@ import Foundation
         harness.now = 300
         let steps = harness.runUntilIdle(Dictionary(uniqueKeysWithValues: ids.map { ($0, gain(1)) }))
         let pacing = harness.planner.pacing
-        func updates(of id: UInt32) -> [Double] {
-            steps.flatMap { step in step.actions.compactMap { action in
-                switch action {
-                case .setGain(id, _), .rampGain(id, _, _): step.time
-                default: nil
-                }
-            } }
-        }
+        func updates(of id: UInt32) -> [Double] { Self.updates(of: id, in: steps) }
         for (index, id) in ids.enumerated() {
             let first = try #require(updates(of: id).first)
             #expect(abs(first - (300 + pacing.raiseDelay(index))) < 1e-6, "stream \(index) starts its raise at \(first)")
@@ -250,13 +243,18 @@ import Foundation
         return harness
     }
 
-    static func firstUpdate(of id: UInt32, in steps: [PlannerHarness.Step]) -> Double? {
-        steps.first { step in step.actions.contains { action in
+    /// When stream `id` got a gain update (a step or a native ramp).
+    static func updates(of id: UInt32, in steps: [PlannerHarness.Step]) -> [Double] {
+        steps.flatMap { step in step.actions.compactMap { action in
             switch action {
-            case .setGain(id, _), .rampGain(id, _, _): true
-            default: false
+            case .setGain(id, _), .rampGain(id, _, _): step.time
+            default: nil
             }
-        } }?.time
+        } }
+    }
+
+    static func firstUpdate(of id: UInt32, in steps: [PlannerHarness.Step]) -> Double? {
+        updates(of: id, in: steps).first
     }
 
     /// A new stream WirePlumber has not linked yet holds the fade up back —

@@ -84,17 +84,11 @@ enum HarmRun {
                 try switchAgent(on: withAgent, scene: scene)
                 agentRuns = withAgent
             }
-            if withAgent {
-                let event = result.withAgent.count
-                result.withAgent.append(runEvent(scene: scene, schedule: schedule, id: "harm-\(label)-a\(event)",
-                                              pid: 5_000_000 + event))
-                progress("with the agent", event + 1)
-            } else {
-                let event = result.withoutAgent.count
-                result.withoutAgent.append(runEvent(scene: scene, schedule: schedule, id: "harm-\(label)-n\(event)",
-                                                 pid: 5_500_000 + event))
-                progress("without the agent", event + 1)
-            }
+            let event = withAgent ? result.withAgent.count : result.withoutAgent.count
+            let sample = runEvent(scene: scene, schedule: schedule, id: "harm-\(label)-\(withAgent ? "a" : "n")\(event)",
+                                  pid: (withAgent ? 5_000_000 : 5_500_000) + event)
+            if withAgent { result.withAgent.append(sample) } else { result.withoutAgent.append(sample) }
+            progress(withAgent ? "with the agent" : "without the agent", event + 1)
         }
         if !agentRuns { try switchAgent(on: true, scene: scene) }
         return result
@@ -137,7 +131,6 @@ enum HarmRun {
 
         var probeID: UInt32?
         let background = Set(scene.background)
-        var cpuAtProbe: Double?
         observer.onEvent = { change, time in
             if case .props(let object) = change, probeID != nil, sample.linked == nil, background.contains(object) {
                 sample.backgroundUpdatesDuringLink += 1
@@ -152,7 +145,7 @@ enum HarmRun {
             }
         }
         // A plain stream: no policy options, one app of its own.
-        cpuAtProbe = wirePlumberCPU()
+        let cpuAtProbe = wirePlumberCPU()
         scene.load.send(["play \(probe) application.name=bench-probe application.process.id=\(pid + 250_000)"])
         observer.wait(timeout: linkTimeout) { sample.linked != nil }
         observer.onEvent = nil
