@@ -73,8 +73,7 @@ enum JournalText {
     /// Sessions are keyed by their name: an object.
     private static func writeSessions(_ sessions: [SessionKey: EngineMemory.SessionMemory], to output: inout [UInt8],
                                       failed: inout Bool) {
-        let byName = Dictionary(uniqueKeysWithValues: sessions.map { ($0.key.rawValue, $0.value) })
-        JSONValue.writeObject(byName, to: &output, escapingSlashes: true) { session, output in
+        JSONValue.writeObject(sessions, name: \.rawValue, to: &output, escapingSlashes: true) { session, output in
             var members = Members()
             writeSession(session, to: &members)
             members.write(to: &output)
