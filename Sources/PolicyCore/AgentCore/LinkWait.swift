@@ -17,6 +17,8 @@ public struct LinkWait: Sendable, Equatable {
     public private(set) var waiting: [UInt64: Double] = [:]
     /// Streams seen linked, or that waited `longest` already: they count no more.
     private var settled: Set<UInt64> = []
+    /// Until when raises wait: nil when no stream waits.
+    public private(set) var raisesWait: Double?
 
     public init() {}
 
@@ -39,11 +41,7 @@ public struct LinkWait: Sendable, Equatable {
             let since = waiting[serial] ?? now
             if now - since < longest { next.waiting[serial] = since } else { next.settled.insert(serial) }
         }
+        next.raisesWait = next.waiting.values.max().map { $0 + longest }
         return next
-    }
-
-    /// Until when raises wait, given `longest`: nil when no stream waits.
-    public func raisesWait(longest: Double) -> Double? {
-        waiting.values.max().map { $0 + longest }
     }
 }

@@ -105,7 +105,7 @@ public struct ReconcilePlanner: Sendable {
         // and none while WirePlumber has a new stream to link (LinkWait).
         var raises = 0
         let linkWait = previousWait.observed(graph, applied: previous, now: now, longest: pacing.longestLinkWait)
-        let raisesWait = linkWait.raisesWait(longest: pacing.longestLinkWait)
+        let raisesWait = linkWait.raisesWait
         func placeRaise(_ ramp: inout GainRamp) {
             defer { raises += 1 }
             ramp.start = (raisesWait ?? now) + pacing.raiseDelay(raises)
