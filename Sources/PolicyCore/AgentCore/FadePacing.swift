@@ -22,9 +22,10 @@
 ///   Lowering is never delayed: a prompt waits for its duck.
 public struct FadePacing: Sendable, Equatable {
     /// Props updates a second for all fading streams together. WirePlumber
-    /// spends 1–3 ms of CPU on each (its stream-state hooks save the
-    /// stream's volume, more with more streams: docs/PERFORMANCE.md), so
-    /// this keeps fades to a fraction of one CPU there.
+    /// spends 1–3 ms of CPU on each beside 100 streams, more with more nodes
+    /// (its stream-state hooks save the stream's volume and its mixer API
+    /// reads every node's volume again: docs/PERFORMANCE.md), so this keeps
+    /// fades to a fraction of one CPU there.
     public var updatesPerSecond = 100.0
     /// The shortest step: about one graph cycle (1024 frames at 48 kHz).
     public var shortestStep = 0.025
