@@ -117,7 +117,7 @@ public struct ConfigLoader: Sendable {
             }
         }
         // Byte order, as alphasort in the C locale: "10-a" < "9-b" < "a".
-        return chosen.keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }.compactMap { chosen[$0] }
+        return chosen.keys.sortedByUTF8 { $0 }.compactMap { chosen[$0] }
     }
 }
 

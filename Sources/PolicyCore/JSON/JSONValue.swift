@@ -59,23 +59,13 @@ public indirect enum JSONValue: Equatable, Sendable {
     static func writeObject<Key, Value>(_ members: [Key: Value], name: (Key) -> String, to output: inout [UInt8],
                                         escapingSlashes: Bool, value: (Value, inout [UInt8]) -> Void) {
         output.append(UInt8(ascii: "{"))
-        for (index, key) in sortedByUTF8(members.keys, name: name).enumerated() {
+        for (index, key) in members.keys.sortedByUTF8(name: name).enumerated() {
             if index > 0 { output.append(UInt8(ascii: ",")) }
             writeString(name(key), to: &output, escapingSlashes: escapingSlashes)
             output.append(UInt8(ascii: ":"))
             value(members[key]!, &output)
         }
         output.append(UInt8(ascii: "}"))
-    }
-
-    /// Keys in the order of their names' UTF-8 bytes, as sorted keys are
-    /// written. Only the keys move, each name's bytes taken once: sorting
-    /// the members themselves copied every value on every move, most of
-    /// the journal's encoding at hundreds of streams (docs/PERFORMANCE.md).
-    private static func sortedByUTF8<Key>(_ keys: some Collection<Key>, name: (Key) -> String) -> [Key] {
-        keys.map { (bytes: Array(name($0).utf8), key: $0) }
-            .sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }
-            .map(\.key)
     }
 
     static func writeString(_ text: String, to output: inout [UInt8], escapingSlashes: Bool) {
