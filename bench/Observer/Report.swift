@@ -94,7 +94,7 @@ enum Report {
             + "(max \(updates.map { String(Int($0.max)) } ?? "–"))."
     }
 
-    static func render(sizes: [SizeResult], idle: IdleResult?, startup: StartupResult?) -> String {
+    static func render(sizes: [SizeResult], idle: IdleResult?, startups: [StartupResult]) -> String {
         var lines: [String] = []
         lines.append("### Reaction latency, seen by an independent observer client (ms)")
         lines.append("")
@@ -162,16 +162,18 @@ enum Report {
             lines.append(row(["pw-policy", String(format: "%.0f", idle.agentCPU * 1000), "\(idle.agentWakeups)"]))
             lines.append(row(["WirePlumber", String(format: "%.0f", idle.wirePlumberCPU * 1000), "\(idle.wirePlumberWakeups)"]))
         }
-        if let startup {
+        if let streams = startups.first?.streams {
             lines.append("")
-            lines.append("### Start-up with \(startup.streams) streams playing and one ducking stream (ms from spawning `pw-policy run`)")
+            lines.append("### Start-up with \(streams) streams playing and one ducking stream (ms from spawning `pw-policy run`)")
             lines.append("")
-            lines.append(row(["status published", "first gain change", "all \(startup.streams) at the duck level (converged)",
+            lines.append(row(["run", "status published", "first gain change", "all \(streams) at the duck level (converged)",
                               "every stream's status published"]))
-            lines.append(row(["---:", "---:", "---:", "---:"]))
+            lines.append(row(["---:", "---:", "---:", "---:", "---:"]))
             func show(_ value: Double?) -> String { value.map(milliseconds) ?? "not reached" }
-            lines.append(row([show(startup.connected), show(startup.firstChange), show(startup.converged),
-                              show(startup.published)]))
+            for (run, startup) in startups.enumerated() {
+                lines.append(row(["\(run + 1)", show(startup.connected), show(startup.firstChange), show(startup.converged),
+                                  show(startup.published)]))
+            }
         }
         return lines.joined(separator: "\n")
     }

@@ -172,6 +172,8 @@ struct BenchOptions {
     var idleSeconds = 60.0
     var idleSize = 100
     var startupSize = 500
+    /// Start-ups measured one after the other: one alone hid that some are slow.
+    var startupRuns = 5
     /// Extra arguments of `pw-policy run` (e.g. --log-level debug while investigating).
     var agentArguments: [String] = []
 }

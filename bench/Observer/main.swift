@@ -3,7 +3,7 @@
 // Run through bench/run (it starts the sandbox and builds in release mode):
 //   pw-policy-observer --remote SOCKET --agent PW_POLICY --loader PW_POLICY_LOAD
 //                      --sandbox DIR [--sizes 10,100,500] [--events 200] [--idle 60]
-//                      [--harm-events 50]
+//                      [--harm-events 50] [--startup-runs 5]
 // Prints markdown tables on stdout and progress on stderr.
 import Foundation
 import PolicyCore
@@ -32,6 +32,7 @@ func parseOptions(_ arguments: [String]) throws -> BenchOptions {
     if let events = values["events"].flatMap(Int.init) { options.events = max(1, events) }
     if let harm = values["harm-events"].flatMap(Int.init) { options.harmEvents = max(1, harm) }
     if let idle = values["idle"].flatMap(Double.init) { options.idleSeconds = idle }
+    if let runs = values["startup-runs"].flatMap(Int.init) { options.startupRuns = max(0, runs) }
     if let extra = values["agent-args"] { options.agentArguments = extra.split(separator: " ").map(String.init) }
     options.idleSize = options.sizes.contains(100) ? 100 : options.sizes.first ?? 0
     options.startupSize = options.sizes.max() ?? 0
@@ -65,7 +66,7 @@ func runBenchmark(_ options: BenchOptions) throws -> String {
     try scene.waitForAgent()
     var sizes: [SizeResult] = []
     var idle: IdleResult?
-    var startup: StartupResult?
+    var startups: [StartupResult] = []
     for size in options.sizes.sorted() {
         note("\(size) background streams: starting them")
         try scene.ensureBackground(size)
@@ -93,11 +94,13 @@ func runBenchmark(_ options: BenchOptions) throws -> String {
         FileHandle.standardError.write(Data("\n".utf8))
         sizes.append(result)
         if size == options.startupSize {
-            note("\(size) streams: agent start-up")
-            do { startup = try StartupRun.run(scene: scene) } catch { note("start-up run failed: \(error)") }
+            for run in 0..<options.startupRuns {
+                note("\(size) streams: agent start-up \(run + 1)/\(options.startupRuns)")
+                do { startups.append(try StartupRun.run(scene: scene)) } catch { note("start-up run failed: \(error)") }
+            }
         }
     }
-    return Report.render(sizes: sizes, idle: idle, startup: startup)
+    return Report.render(sizes: sizes, idle: idle, startups: startups)
 }
 
 func measureIdle(scene: Scene, streams: Int, seconds: Double) throws -> IdleResult {
