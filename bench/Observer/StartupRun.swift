@@ -45,6 +45,11 @@ enum StartupRun {
 
         var result = StartupResult(streams: background.count)
         var atLevel = Set<UInt32>()
+        // Per stream, for a start-up that is slow: when its gain first moved,
+        // when it reached the level, and how many values it showed on the way.
+        var firstMoved: [UInt32: Double] = [:]
+        var reached: [UInt32: Double] = [:]
+        var changes: [UInt32: Int] = [:]
         var published = Set<UInt32>()
         var started = 0.0
         observer.onEvent = { change, time in
@@ -53,8 +58,13 @@ enum StartupRun {
             case .props(let object):
                 guard background.contains(object), let volume = graph.nodes[object]?.volume else { return }
                 if volume < 0.999, result.firstChange == nil { result.firstChange = time - started }
-                if abs(volume - duckLevel) < 0.01, atLevel.insert(object).inserted, atLevel.count == background.count {
-                    result.converged = time - started
+                if volume < 0.999 {
+                    changes[object, default: 0] += 1
+                    if firstMoved[object] == nil { firstMoved[object] = time - started }
+                }
+                if abs(volume - duckLevel) < 0.01, atLevel.insert(object).inserted {
+                    reached[object] = time - started
+                    if atLevel.count == background.count { result.converged = time - started }
                 }
             case .metadata(let object, let subject):
                 guard let metadata = graph.metadata[object], metadata.name == AgentProtocol.metadataName else { return }
@@ -72,6 +82,12 @@ enum StartupRun {
         started = try scene.startAgent()
         observer.wait(timeout: 60) { result.converged != nil && result.published != nil }
         observer.onEvent = nil
+        let last = reached.sorted { $0.value > $1.value }.prefix(3).map { id, time in
+            String(format: "%u at %.0f ms (first moved at %.0f ms, %d values)", id, time * 1000,
+                   (firstMoved[id] ?? 0) * 1000, changes[id] ?? 0)
+        }
+        note("start-up: last at the duck level: " + last.joined(separator: "; ")
+             + "; streams showing more than one value: \(changes.values.filter { $0 > 1 }.count)")
         scene.load.send(["stop \(ducker)"])
         observer.wait(timeout: 30, until: scene.backgroundRestored)
         return result
