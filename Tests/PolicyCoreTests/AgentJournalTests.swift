@@ -37,7 +37,7 @@ import PolicyCore
         stepped.applied[10]?.confirmed = true
         #expect(!stepped.differsDurably(from: sample))
         var changes: [AgentJournal] = []
-        for change in 0..<7 {
+        for change in 0..<11 {
             var changed = later
             switch change {
             case 0: changed.applied[11]?.commandedGain = 0.5
@@ -46,11 +46,17 @@ import PolicyCore
             case 3: changed.memory.time = nil
             case 4: changed.silentMode = false
             case 5: changed.applied[10]?.ramp = nil  // the fade ended
-            default: changed.applied[10]?.ramp?.to = 0.3  // a new fade
+            case 6: changed.applied[10]?.ramp?.to = 0.3  // a new fade
+            case 7: changed.applied[11] = nil
+            case 8:  // as many sessions, another one
+                changed.memory.sessions[SessionKey("mpv:playback")] = nil
+                changed.memory.sessions[SessionKey("vlc:playback")] = .init(activeSince: 3, lastActive: 43)
+            case 9: changed.memory.held = [:]
+            default: changed.appOverrides = [:]
             }
             changes.append(changed)
         }
-        #expect(changes.map { $0.differsDurably(from: sample) } == [true, true, true, true, true, true, true])
+        #expect(changes.map { $0.differsDurably(from: sample) } == Array(repeating: true, count: 11))
     }
 
     /// The user's settings are synced to disk; what the agent did to streams is not.

@@ -5,10 +5,10 @@ import PolicyCore
 import PolicyFiles
 
 /// The shipped configuration, from the checkout this was built in.
-func defaultConfig() -> PolicyConfig {
+func defaultConfig() -> LoadedConfig {
     let root = #filePath.split(separator: "/", omittingEmptySubsequences: false).dropLast(3).joined(separator: "/")
     do {
-        return try ConfigLoader(environment: [:], fileSystem: .live).load(file: root + "/conf/pw-policy.conf").config
+        return try ConfigLoader(environment: [:], fileSystem: .live).load(file: root + "/conf/pw-policy.conf")
     } catch {
         fatalError("cannot load \(root)/conf/pw-policy.conf: \(error)")
     }
@@ -109,20 +109,6 @@ func fixed(_ value: Double, _ digits: Int) -> String {
     return digits == 0 ? "\(whole)" : "\(whole)." + String(repeating: "0", count: digits - fractionText.count) + fractionText
 }
 
-let shippedConfig = defaultConfig()
-print("pw-policy decision engine, default matrix (one decision = the whole graph, memory fed forward;")
-print("best of 5 rounds; steady = same graph, churn = one stream starts or stops before each decision)")
-print(pad("streams", 8), pad("active", 7), pad("steady/s", 10), pad("µs each", 9), pad("churn/s", 10), pad("µs each", 9))
-// Sizes may be given as arguments (e.g. `pw-policy-engine-bench 1000` to profile one size).
-let sizes = CommandLine.arguments.dropFirst().compactMap { Int($0) }.filter { $0 > 0 }
-for count in sizes.isEmpty ? [10, 100, 1000] : sizes {
-    let steady = measure(streams: count, churn: false)
-    let churn = measure(streams: count, churn: true)
-    print(pad("\(count)", 8), pad("\(steady.sessions)", 7),
-          pad(fixed(steady.perSecond, 0), 10), pad(fixed(steady.microseconds, 1), 9),
-          pad(fixed(churn.perSecond, 0), 10), pad(fixed(churn.microseconds, 1), 9))
-}
-
 /// The journal written before the gains of every reaction (journal before
 /// acting): how long encoding it takes with `count` streams ducked mid-fade
 /// and the engine's memory of the bench's graph, best of 5
@@ -148,10 +134,40 @@ func journalEncodingMilliseconds(streams count: Int) -> (milliseconds: Double, b
     return (best, bytes)
 }
 
-print("")
-print("journal encoding (written before the gains of every reaction), best of 5")
-print(pad("streams", 8), pad("KiB", 7), pad("ms", 9))
-for count in sizes.isEmpty ? [10, 100, 1000] : sizes {
-    let result = journalEncodingMilliseconds(streams: count)
-    print(pad("\(count)", 8), pad(fixed(Double(result.bytes) / 1024, 1), 7), pad(fixed(result.milliseconds, 2), 9))
+let shippedLoadedConfig = defaultConfig()
+let shippedConfig = shippedLoadedConfig.config
+// Sizes may be given as arguments (e.g. `pw-policy-engine-bench 1000` to
+// profile one size), and `--agent` for the agent's turn alone.
+let sizes = CommandLine.arguments.dropFirst().compactMap { Int($0) }.filter { $0 > 0 }
+
+if !CommandLine.arguments.contains("--agent") {
+    print("pw-policy decision engine, default matrix (one decision = the whole graph, memory fed forward;")
+    print("best of 5 rounds; steady = same graph, churn = one stream starts or stops before each decision)")
+    print(pad("streams", 8), pad("active", 7), pad("steady/s", 10), pad("µs each", 9), pad("churn/s", 10), pad("µs each", 9))
+    for count in sizes.isEmpty ? [10, 100, 1000] : sizes {
+        let steady = measure(streams: count, churn: false)
+        let churn = measure(streams: count, churn: true)
+        print(pad("\(count)", 8), pad("\(steady.sessions)", 7),
+              pad(fixed(steady.perSecond, 0), 10), pad(fixed(steady.microseconds, 1), 9),
+              pad(fixed(churn.perSecond, 0), 10), pad(fixed(churn.microseconds, 1), 9))
+    }
+
+    print("")
+    print("journal encoding (written before the gains of every reaction), best of 5")
+    print(pad("streams", 8), pad("KiB", 7), pad("ms", 9))
+    for count in sizes.isEmpty ? [10, 100, 1000] : sizes {
+        let result = journalEncodingMilliseconds(streams: count)
+        print(pad("\(count)", 8), pad(fixed(Double(result.bytes) / 1024, 1), 7), pad(fixed(result.milliseconds, 2), 9))
+    }
+    print("")
+}
+
+print("the agent's turn when a duck-others stream starts beside N playing streams (AgentCore), best of 5, ms:")
+print("before the gains = reconcile + journal encoding; publish = statuses and events, after the gains;")
+print("confirm = the next reconcile, once the daemon reported the gains")
+print(pad("streams", 8), pad("gains", 6), pad("reconcile", 10), pad("journal", 8), pad("publish", 8), pad("confirm", 8))
+for count in sizes.isEmpty ? [10, 100, 500] : sizes {
+    let result = reconcileMilliseconds(streams: count)
+    print(pad("\(count)", 8), pad("\(result.gains)", 6), pad(fixed(result.react, 2), 10), pad(fixed(result.journal, 2), 8),
+          pad(fixed(result.publish, 2), 8), pad(fixed(result.confirm, 2), 8))
 }

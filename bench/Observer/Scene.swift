@@ -186,6 +186,8 @@ struct BenchOptions {
     var sandbox: String
     var sizes: [Int] = [10, 100, 500]
     var events = 200
+    /// Hold events per size, when not `events` (the unplug race is counted over them).
+    var holdEvents: Int?
     /// At most this many harm events per mode and size (HarmRun.events).
     var harmEvents = 50
     var idleSeconds = 60.0

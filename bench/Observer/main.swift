@@ -3,7 +3,7 @@
 // Run through bench/run (it starts the sandbox and builds in release mode):
 //   pw-policy-observer --remote SOCKET --agent PW_POLICY --loader PW_POLICY_LOAD
 //                      --sandbox DIR [--sizes 10,100,500] [--events 200] [--idle 60]
-//                      [--harm-events 50] [--startup-runs 5]
+//                      [--harm-events 50] [--hold-events N] [--startup-runs 5]
 // Prints markdown tables on stdout and progress on stderr.
 import Foundation
 import PolicyCore
@@ -31,6 +31,7 @@ func parseOptions(_ arguments: [String]) throws -> BenchOptions {
     }
     if let events = values["events"].flatMap(Int.init) { options.events = max(1, events) }
     if let harm = values["harm-events"].flatMap(Int.init) { options.harmEvents = max(1, harm) }
+    if let holds = values["hold-events"].flatMap(Int.init) { options.holdEvents = max(1, holds) }
     if let idle = values["idle"].flatMap(Double.init) { options.idleSeconds = idle }
     if let runs = values["startup-runs"].flatMap(Int.init) { options.startupRuns = max(0, runs) }
     if let extra = values["agent-args"] { options.agentArguments = extra.split(separator: " ").map(String.init) }
@@ -75,8 +76,9 @@ func runBenchmark(_ options: BenchOptions) throws -> String {
             progress("\(size) streams: duck event \($0)/\(options.events)")
         }
         FileHandle.standardError.write(Data("\n".utf8))
-        result.hold = HoldRun.run(scene: scene, events: options.events, label: "\(size)") {
-            progress("\(size) streams: hold event \($0)/\(options.events)")
+        let holdEvents = options.holdEvents ?? options.events
+        result.hold = HoldRun.run(scene: scene, events: holdEvents, label: "\(size)") {
+            progress("\(size) streams: hold event \($0)/\(holdEvents)")
         }
         FileHandle.standardError.write(Data("\n".utf8))
         scene.observer.waitForQuiet(1)

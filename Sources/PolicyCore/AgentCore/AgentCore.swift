@@ -379,7 +379,7 @@ public struct AgentCore: Sendable {
         // Compared first, sorted and encoded only when changed: most reconciles
         // change few of hundreds of streams.
         for id in current.compactMap({ published.streams[$0.key] != $0.value ? $0.key : nil }).sorted() {
-            effects.append(own(subject: id, AgentProtocol.streamKey, StatusPublisher.json(current[id]!)))
+            effects.append(own(subject: id, AgentProtocol.streamKey, StreamStatusText.encode(current[id]!)))
         }
         for id in published.streams.keys.sorted() where current[id] == nil {
             effects.append(own(subject: id, AgentProtocol.streamKey, nil))

@@ -54,7 +54,7 @@ enum JournalText {
 
     /// A map keyed by a number, as Codable writes it: `[key, value, …]`.
     private static func writeMap<Value>(_ map: [UInt32: Value], to output: inout [UInt8], failed: inout Bool,
-                                        entry: (Value, inout Members) -> Void) {
+                                        entry: (Value, inout JSONMembers) -> Void) {
         output.append(UInt8(ascii: "["))
         var first = true
         for (key, value) in map {
@@ -62,9 +62,9 @@ enum JournalText {
             first = false
             output.append(contentsOf: String(key).utf8)
             output.append(UInt8(ascii: ","))
-            var members = Members()
+            var members = JSONMembers(into: &output, escapingSlashes: true)
             entry(value, &members)
-            members.write(to: &output)
+            members.close(into: &output)
             failed = failed || members.failed
         }
         output.append(UInt8(ascii: "]"))
@@ -74,16 +74,16 @@ enum JournalText {
     private static func writeSessions(_ sessions: [SessionKey: EngineMemory.SessionMemory], to output: inout [UInt8],
                                       failed: inout Bool) {
         JSONValue.writeObject(sessions, name: \.rawValue, to: &output, escapingSlashes: true) { session, output in
-            var members = Members()
+            var members = JSONMembers(into: &output, escapingSlashes: true)
             writeSession(session, to: &members)
-            members.write(to: &output)
+            members.close(into: &output)
             failed = failed || members.failed
         }
     }
 
     // MARK: entries (every stored property; JournalTextTests check they are all here)
 
-    private static func writeApplied(_ stream: AppliedStream, to members: inout Members) {
+    private static func writeApplied(_ stream: AppliedStream, to members: inout JSONMembers) {
         members.number("commandedAt", stream.commandedAt)
         members.number("commandedGain", stream.commandedGain)
         members.bool("confirmed", stream.confirmed)
@@ -91,12 +91,12 @@ enum JournalText {
         members.integer("heldFrom", stream.heldFrom)
         members.number("landing", stream.landing)
         if let ramp = stream.ramp {
-            var nested = Members()
-            nested.number("duration", ramp.duration)
-            nested.number("from", ramp.from)
-            nested.number("start", ramp.start)
-            nested.number("to", ramp.to)
-            members.object("ramp", nested)
+            members.object("ramp") { nested in
+                nested.number("duration", ramp.duration)
+                nested.number("from", ramp.from)
+                nested.number("start", ramp.start)
+                nested.number("to", ramp.to)
+            }
         }
         members.number("rampLength", stream.rampLength)
         members.number("rampRunsUntil", stream.rampRunsUntil)
@@ -106,87 +106,29 @@ enum JournalText {
         members.number("unlinkedSince", stream.unlinkedSince)
     }
 
-    private static func writeSession(_ session: EngineMemory.SessionMemory, to members: inout Members) {
+    private static func writeSession(_ session: EngineMemory.SessionMemory, to members: inout JSONMembers) {
         members.number("activeSince", session.activeSince)
         members.string("appName", session.appName)
         members.string("category", session.category.rawValue)
         members.number("ducked", session.ducked)
         if let interruption = session.interruption {
-            var nested = Members()
-            var key = Members()
-            key.string("rawValue", interruption.by.rawValue)
-            nested.object("by", key)
-            nested.bool("resumable", interruption.resumable)
-            nested.bool("waiting", interruption.waiting)
-            members.object("interruption", nested)
+            members.object("interruption") { nested in
+                nested.object("by") { $0.string("rawValue", interruption.by.rawValue) }
+                nested.bool("resumable", interruption.resumable)
+                nested.bool("waiting", interruption.waiting)
+            }
         }
         members.number("lastActive", session.lastActive)
         members.string("mode", session.mode.rawValue)
         members.strings("options", session.options.map(\.rawValue))
     }
 
-    private static func writeStreamMemory(_ stream: EngineMemory.StreamMemory, to members: inout Members) {
+    private static func writeStreamMemory(_ stream: EngineMemory.StreamMemory, to members: inout JSONMembers) {
         members.integer("lastOutput", stream.lastOutput)
         members.string("lastOutputName", stream.lastOutputName)
         members.bool("lastOutputPrivate", stream.lastOutputPrivate)
         members.string("portPickedOn", stream.portPickedOn)
         members.bool("routeLost", stream.routeLost)
         members.number("routeLostAt", stream.routeLostAt)
-    }
-
-    /// One object's members, given in sorted key order, nil ones left out.
-    private struct Members {
-        private var text: [UInt8] = [UInt8(ascii: "{")]
-        private(set) var failed = false
-
-        private mutating func key(_ key: String) {
-            if text.count > 1 { text.append(UInt8(ascii: ",")) }
-            text.append(UInt8(ascii: "\""))
-            text.append(contentsOf: key.utf8)
-            text.append(contentsOf: "\":".utf8)
-        }
-
-        mutating func number(_ name: String, _ value: Double?) {
-            guard let value else { return }
-            guard case .number(let written)? = try? JSONValueEncoder.number(value, path: nil) else {
-                failed = true  // not finite: the generic encoder says where
-                return
-            }
-            key(name)
-            text.append(contentsOf: written.utf8)
-        }
-
-        mutating func integer<I: BinaryInteger>(_ name: String, _ value: I?) {
-            guard let value else { return }
-            key(name)
-            text.append(contentsOf: String(value).utf8)
-        }
-
-        mutating func bool(_ name: String, _ value: Bool) {
-            key(name)
-            text.append(contentsOf: (value ? "true" : "false").utf8)
-        }
-
-        mutating func string(_ name: String, _ value: String?) {
-            guard let value else { return }
-            key(name)
-            JSONValue.writeString(value, to: &text, escapingSlashes: true)
-        }
-
-        mutating func strings(_ name: String, _ values: [String]) {
-            key(name)
-            JSONValue.writeArray(values, to: &text) { JSONValue.writeString($0, to: &$1, escapingSlashes: true) }
-        }
-
-        mutating func object(_ name: String, _ nested: Members) {
-            failed = failed || nested.failed
-            key(name)
-            nested.write(to: &text)
-        }
-
-        func write(to output: inout [UInt8]) {
-            output.append(contentsOf: text)
-            output.append(UInt8(ascii: "}"))
-        }
     }
 }

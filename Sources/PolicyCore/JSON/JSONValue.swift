@@ -69,21 +69,33 @@ public indirect enum JSONValue: Equatable, Sendable {
     }
 
     static func writeString(_ text: String, to output: inout [UInt8], escapingSlashes: Bool) {
-        let hex = Array("0123456789abcdef".utf8)
+        // The runs that need no escape are copied whole: this writes every
+        // key and string of the journal and of the statuses, before and after
+        // the gains of every reaction (docs/PERFORMANCE.md, "Limits found").
+        func hexDigit(_ value: UInt8) -> UInt8 { value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10 }
         output.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): output.append(contentsOf: #"\""#.utf8)
-            case UInt8(ascii: "\\"): output.append(contentsOf: #"\\"#.utf8)
-            case UInt8(ascii: "/") where escapingSlashes: output.append(contentsOf: #"\/"#.utf8)
-            case 0x08: output.append(contentsOf: #"\b"#.utf8)
-            case 0x0C: output.append(contentsOf: #"\f"#.utf8)
-            case 0x0A: output.append(contentsOf: #"\n"#.utf8)
-            case 0x0D: output.append(contentsOf: #"\r"#.utf8)
-            case 0x09: output.append(contentsOf: #"\t"#.utf8)
-            case ..<0x20: output.append(contentsOf: #"\u00"#.utf8 + [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
-            default: output.append(byte)
+        var text = text
+        text.withUTF8 { bytes in
+            var plain = 0
+            for index in bytes.indices {
+                let byte = bytes[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+                        || (escapingSlashes && byte == UInt8(ascii: "/")) else { continue }
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[plain..<index]))
+                plain = index + 1
+                switch byte {
+                case UInt8(ascii: "\""): output.append(contentsOf: #"\""#.utf8)
+                case UInt8(ascii: "\\"): output.append(contentsOf: #"\\"#.utf8)
+                case UInt8(ascii: "/"): output.append(contentsOf: #"\/"#.utf8)
+                case 0x08: output.append(contentsOf: #"\b"#.utf8)
+                case 0x0C: output.append(contentsOf: #"\f"#.utf8)
+                case 0x0A: output.append(contentsOf: #"\n"#.utf8)
+                case 0x0D: output.append(contentsOf: #"\r"#.utf8)
+                case 0x09: output.append(contentsOf: #"\t"#.utf8)
+                default: output.append(contentsOf: #"\u00"#.utf8 + [hexDigit(byte >> 4), hexDigit(byte & 0xF)])
+                }
             }
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[plain...]))
         }
         output.append(UInt8(ascii: "\""))
     }

@@ -1,0 +1,137 @@
+import PolicyCore
+
+/// The agent's whole turn beside `count` playing streams, as in the
+/// observer's scene (docs/PERFORMANCE.md): 100 streams per sink, two ports
+/// and two links each, the properties a `pw_stream` has, 32 streams per
+/// client, and a `duck-others` stream that starts and stops.
+struct ReconcileScene {
+    static let firstStream: UInt32 = 1000
+    static let ducker: UInt32 = 900
+    var graph = Graph()
+    var core: AgentCore
+    var now = 100.0
+    private var nextLink: UInt32 = 100_000
+
+    init(streams count: Int, config: LoadedConfig) {
+        core = try! AgentCore(identity: .init(pid: 1, version: "bench", startedAt: "2026-01-01T00:00:00Z", dryRun: false),
+                              config: config, journal: AgentJournal())
+        graph.core = Graph.Core(version: "1.4.2")
+        graph.metadata[1] = Graph.Metadata(id: 1, name: "default")
+        graph.metadata[2] = Graph.Metadata(id: 2, name: AgentProtocol.metadataName)
+        for sink in 0..<UInt32((count + 99) / 100) {
+            let id = 10 + sink
+            graph.nodes[id] = Graph.Node(id: id, props: ["media.class": "Audio/Sink", "node.name": "bench-\(sink)",
+                                                         "object.serial": "\(id)", "factory.name": "support.null-audio-sink"],
+                                         state: .running, volume: 1)
+            for channel in 0..<2 { graph.ports[id * 4 + UInt32(channel)] = Graph.Port(id: id * 4 + UInt32(channel), nodeID: id, direction: .input, channel: channel == 0 ? "FL" : "FR") }
+        }
+        for index in 0..<count { addStream(index: index, extra: [:]) }
+    }
+
+    private mutating func addStream(index: Int, extra: [String: String]) {
+        let id = index < 0 ? Self.ducker : Self.firstStream + UInt32(index)
+        let client = 500 + UInt32(max(index, 0) / 32)
+        if graph.clients[client] == nil {
+            graph.clients[client] = Graph.Client(id: client, props: ["application.name": "pw-policy-load", "core.version": "1.4.2",
+                                                                     "pipewire.sec.pid": "4242", "client.api": "native"])
+        }
+        let name = index < 0 ? "ducker" : "bg-\(index)"
+        var props = ["media.class": "Stream/Output/Audio", "node.name": "pw-policy-load.\(name)", "media.name": name,
+                     "media.type": "Audio", "media.category": "Playback", "object.serial": "\(id + 10_000)",
+                     "client.id": "\(client)", "factory.id": "6", "node.autoconnect": "true", "stream.is-live": "true",
+                     "application.name": "bench-app-\(index)", "application.process.id": "\(2_000_000 + index)",
+                     "application.process.binary": "pw-policy-load", "application.language": "C",
+                     "application.process.user": "bench", "application.process.host": "bench",
+                     "audio.channels": "2", "audio.rate": "48000", "node.rate": "1/48000", "node.latency": "1024/48000",
+                     "target.object": "bench-\(max(index, 0) / 100)", "object.register": "false"]
+        props.merge(extra) { _, new in new }
+        graph.nodes[id] = Graph.Node(id: id, props: props, state: .running, volume: 1, channelVolumes: [1, 1], mute: false)
+        let sink = 10 + UInt32(max(index, 0) / 100)
+        for channel in 0..<2 {
+            let port = id * 4 + 2 + UInt32(channel)
+            graph.ports[port] = Graph.Port(id: port, nodeID: id, direction: .output, channel: channel == 0 ? "FL" : "FR")
+            graph.links[nextLink] = Graph.Link(id: nextLink, outputNode: id, outputPort: port, inputNode: sink,
+                                               inputPort: sink * 4 + UInt32(channel), state: .active)
+            nextLink += 1
+        }
+    }
+
+    var observation: AgentCore.Observation {
+        AgentCore.Observation(graph: graph, now: now, stack: PipeWireStack(pipewire: "1.4.2", wirePlumber: nil))
+    }
+
+    /// What the daemon would report once it applied the gains (a ramp lands
+    /// on its target at once here: the bench times the agent, not the fade).
+    mutating func apply(_ effects: [AgentEffect]) {
+        for case .graph(let action) in effects {
+            switch action {
+            case .setGain(let node, let gain), .rampGain(let node, let gain, _): graph.nodes[node]?.volume = Float(gain)
+            default: break
+            }
+        }
+    }
+
+    /// Reconciles until nothing is left to do, letting time pass for the
+    /// confirmations and debounces.
+    mutating func settle() {
+        for _ in 0..<50 {
+            now += 0.5
+            let effects = core.reconcile(observation)
+            apply(effects)
+            _ = core.publish()
+            if !effects.contains(where: { if case .graph = $0 { true } else { false } }) { return }
+        }
+    }
+
+    mutating func startDucker() {
+        addStream(index: -1, extra: ["policy.category": "playback", "policy.options": "[duck-others]",
+                                     "application.name": "bench-ducker"])
+    }
+
+    mutating func stopDucker() {
+        graph.nodes[Self.ducker] = nil
+        graph.ports = graph.ports.filter { $0.value.nodeID != Self.ducker }
+        graph.links = graph.links.filter { $0.value.outputNode != Self.ducker }
+    }
+}
+
+/// Milliseconds (best of `rounds`) of the agent's reaction before the gains
+/// go out — reconcile and journal encoding — when a `duck-others` stream
+/// starts beside `count` streams; then of the publish after the gains, and of
+/// a reconcile that finds nothing to do.
+func reconcileMilliseconds(streams count: Int, rounds: Int = 5)
+    -> (react: Double, journal: Double, publish: Double, confirm: Double, gains: Int) {
+    var scene = ReconcileScene(streams: count, config: shippedLoadedConfig)
+    _ = scene.core.connected(scene.observation)
+    scene.settle()
+    let clock = ContinuousClock()
+    func milliseconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+    }
+    var best = (react: Double.infinity, journal: Double.infinity, publish: Double.infinity, confirm: Double.infinity, gains: 0)
+    for _ in 0..<rounds {
+        scene.startDucker()
+        scene.now += 0.01
+        var effects: [AgentEffect] = []
+        var start = clock.now
+        effects = scene.core.reconcile(scene.observation)
+        best.react = min(best.react, milliseconds(clock.now - start))
+        start = clock.now
+        for case .saveJournal(let journal, _) in effects { _ = try? journal.encoded() }
+        best.journal = min(best.journal, milliseconds(clock.now - start))
+        best.gains = effects.filter { if case .graph = $0 { true } else { false } }.count
+        scene.apply(effects)
+        start = clock.now
+        _ = scene.core.publish()
+        best.publish = min(best.publish, milliseconds(clock.now - start))
+        scene.now += 0.01
+        start = clock.now
+        _ = scene.core.reconcile(scene.observation)
+        _ = scene.core.publish()
+        best.confirm = min(best.confirm, milliseconds(clock.now - start))
+        scene.settle()
+        scene.stopDucker()
+        scene.settle()
+    }
+    return best
+}
