@@ -98,7 +98,7 @@ struct ReconcileScene {
 /// Milliseconds (best of `rounds`) of the agent's reaction before the gains
 /// go out — reconcile and journal encoding — when a `duck-others` stream
 /// starts beside `count` streams; then of the publish after the gains, and of
-/// a reconcile that finds nothing to do.
+/// the next reconcile and its publish, once the daemon reported the gains.
 func reconcileMilliseconds(streams count: Int, rounds: Int = 5)
     -> (react: Double, journal: Double, publish: Double, confirm: Double, gains: Int) {
     var scene = ReconcileScene(streams: count, config: shippedLoadedConfig)
@@ -112,9 +112,8 @@ func reconcileMilliseconds(streams count: Int, rounds: Int = 5)
     for _ in 0..<rounds {
         scene.startDucker()
         scene.now += 0.01
-        var effects: [AgentEffect] = []
         var start = clock.now
-        effects = scene.core.reconcile(scene.observation)
+        let effects = scene.core.reconcile(scene.observation)
         best.react = min(best.react, milliseconds(clock.now - start))
         start = clock.now
         for case .saveJournal(let journal, _) in effects { _ = try? journal.encoded() }

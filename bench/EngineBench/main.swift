@@ -164,7 +164,7 @@ if !CommandLine.arguments.contains("--agent") {
 
 print("the agent's turn when a duck-others stream starts beside N playing streams (AgentCore), best of 5, ms:")
 print("before the gains = reconcile + journal encoding; publish = statuses and events, after the gains;")
-print("confirm = the next reconcile, once the daemon reported the gains")
+print("confirm = the next reconcile and its publish, once the daemon reported the gains")
 print(pad("streams", 8), pad("gains", 6), pad("reconcile", 10), pad("journal", 8), pad("publish", 8), pad("confirm", 8))
 for count in sizes.isEmpty ? [10, 100, 500] : sizes {
     let result = reconcileMilliseconds(streams: count)

@@ -28,7 +28,7 @@ struct JSONMembers {
         if !empty { text.append(UInt8(ascii: ",")) }
         empty = false
         text.append(UInt8(ascii: "\""))
-        text.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
+        key.withUTF8Buffer { text.append(contentsOf: $0) }
         text.append(contentsOf: "\":".utf8)
     }
 
