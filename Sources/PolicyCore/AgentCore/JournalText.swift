@@ -62,10 +62,8 @@ enum JournalText {
             first = false
             output.append(contentsOf: String(key).utf8)
             output.append(UInt8(ascii: ","))
-            var members = JSONMembers(into: &output, escapingSlashes: true)
-            entry(value, &members)
-            members.close(into: &output)
-            failed = failed || members.failed
+            let complete = JSONMembers.write(into: &output, escapingSlashes: true) { entry(value, &$0) }
+            failed = failed || !complete
         }
         output.append(UInt8(ascii: "]"))
     }
@@ -74,10 +72,8 @@ enum JournalText {
     private static func writeSessions(_ sessions: [SessionKey: EngineMemory.SessionMemory], to output: inout [UInt8],
                                       failed: inout Bool) {
         JSONValue.writeObject(sessions, name: \.rawValue, to: &output, escapingSlashes: true) { session, output in
-            var members = JSONMembers(into: &output, escapingSlashes: true)
-            writeSession(session, to: &members)
-            members.close(into: &output)
-            failed = failed || members.failed
+            let complete = JSONMembers.write(into: &output, escapingSlashes: true) { writeSession(session, to: &$0) }
+            failed = failed || !complete
         }
     }
 

@@ -1,27 +1,32 @@
 /// One JSON object's members, given in sorted key order, nil ones left
-/// out, written straight into a text: it takes the text over until `close`
-/// hands it back (no copy of it, nor one per object). For the texts written
-/// by hand where the generic encoder was too slow at hundreds of streams —
-/// the journal before every reaction, each stream's status after it
-/// (docs/PERFORMANCE.md, "Limits found") — and writing exactly what
-/// `JSONValueEncoder.text` writes.
+/// out, written straight into a text: `write` takes the text over while
+/// `fill` gives the members and hands it back after (no copy of it, nor one
+/// per object). For the texts written by hand where the generic encoder was
+/// too slow at hundreds of streams — the journal before every reaction, each
+/// stream's status after it (docs/PERFORMANCE.md, "Limits found") — and
+/// writing exactly what `JSONValueEncoder.text` writes.
 struct JSONMembers {
     private var text: [UInt8] = []
     private var empty = true
     private let escapingSlashes: Bool
-    /// A number that JSON cannot hold (infinite, NaN) was left out: the
-    /// caller falls back to the generic encoder, which says where.
-    private(set) var failed = false
+    /// A number that JSON cannot hold (infinite, NaN) was left out.
+    private var failed = false
 
-    init(into output: inout [UInt8], escapingSlashes: Bool) {
-        self.escapingSlashes = escapingSlashes
-        swap(&text, &output)
-        text.append(UInt8(ascii: "{"))
+    /// Appends the object `fill` gives to `output`. False when a number JSON
+    /// cannot hold was left out: the caller then falls back to the generic
+    /// encoder, which says where.
+    static func write(into output: inout [UInt8], escapingSlashes: Bool, _ fill: (inout JSONMembers) -> Void) -> Bool {
+        var members = JSONMembers(escapingSlashes: escapingSlashes)
+        swap(&members.text, &output)
+        members.text.append(UInt8(ascii: "{"))
+        fill(&members)
+        members.text.append(UInt8(ascii: "}"))
+        swap(&members.text, &output)
+        return !members.failed
     }
 
-    mutating func close(into output: inout [UInt8]) {
-        text.append(UInt8(ascii: "}"))
-        swap(&text, &output)
+    private init(escapingSlashes: Bool) {
+        self.escapingSlashes = escapingSlashes
     }
 
     private mutating func key(_ key: StaticString) {
@@ -68,10 +73,7 @@ struct JSONMembers {
 
     mutating func object(_ name: StaticString, _ fill: (inout JSONMembers) -> Void) {
         key(name)
-        var nested = JSONMembers(into: &text, escapingSlashes: escapingSlashes)
-        fill(&nested)
-        nested.close(into: &text)
-        failed = failed || nested.failed
+        nested(fill)
     }
 
     /// An array of objects, each written by `fill`.
@@ -81,11 +83,13 @@ struct JSONMembers {
         text.append(UInt8(ascii: "["))
         for (index, element) in elements.enumerated() {
             if index > 0 { text.append(UInt8(ascii: ",")) }
-            var nested = JSONMembers(into: &text, escapingSlashes: escapingSlashes)
-            fill(element, &nested)
-            nested.close(into: &text)
-            failed = failed || nested.failed
+            nested { fill(element, &$0) }
         }
         text.append(UInt8(ascii: "]"))
+    }
+
+    private mutating func nested(_ fill: (inout JSONMembers) -> Void) {
+        let complete = Self.write(into: &text, escapingSlashes: escapingSlashes, fill)
+        failed = failed || !complete
     }
 }
