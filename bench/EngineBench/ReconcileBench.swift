@@ -62,13 +62,18 @@ struct ReconcileScene {
 
     /// What the daemon would report once it applied the gains (a ramp lands
     /// on its target at once here: the bench times the agent, not the fade).
-    mutating func apply(_ effects: [AgentEffect]) {
+    /// Returns how many graph actions there were.
+    @discardableResult
+    mutating func apply(_ effects: [AgentEffect]) -> Int {
+        var actions = 0
         for case .graph(let action) in effects {
+            actions += 1
             switch action {
             case .setGain(let node, let gain), .rampGain(let node, let gain, _): graph.nodes[node]?.volume = Float(gain)
             default: break
             }
         }
+        return actions
     }
 
     /// Reconciles until nothing is left to do, letting time pass for the
@@ -76,10 +81,9 @@ struct ReconcileScene {
     mutating func settle() {
         for _ in 0..<50 {
             now += 0.5
-            let effects = core.reconcile(observation)
-            apply(effects)
+            let actions = apply(core.reconcile(observation))
             _ = core.publish()
-            if !effects.contains(where: { if case .graph = $0 { true } else { false } }) { return }
+            if actions == 0 { return }
         }
     }
 
@@ -105,9 +109,6 @@ func reconcileMilliseconds(streams count: Int, rounds: Int = 5)
     _ = scene.core.connected(scene.observation)
     scene.settle()
     let clock = ContinuousClock()
-    func milliseconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
-    }
     var best = (react: Double.infinity, journal: Double.infinity, publish: Double.infinity, confirm: Double.infinity, gains: 0)
     for _ in 0..<rounds {
         scene.startDucker()
@@ -118,8 +119,7 @@ func reconcileMilliseconds(streams count: Int, rounds: Int = 5)
         start = clock.now
         for case .saveJournal(let journal, _) in effects { _ = try? journal.encoded() }
         best.journal = min(best.journal, milliseconds(clock.now - start))
-        best.gains = effects.filter { if case .graph = $0 { true } else { false } }.count
-        scene.apply(effects)
+        best.gains = scene.apply(effects)
         start = clock.now
         _ = scene.core.publish()
         best.publish = min(best.publish, milliseconds(clock.now - start))

@@ -88,12 +88,16 @@ func measure(streams count: Int, churn: Bool, rounds: Int = 5, budget: Double = 
             }
             elapsed = clock.now - start
         }
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = milliseconds(elapsed) / 1000
         let round = Measurement(decisions: decisions, seconds: seconds, sessions: memory.sessions.count)
         if best.map({ round.microseconds < $0.microseconds }) ?? true { best = round }
     }
     if checksum.isNaN { print("unreachable") }
     return best ?? Measurement(decisions: 0, seconds: 1, sessions: 0)
+}
+
+func milliseconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
 }
 
 func pad(_ text: String, _ width: Int) -> String {
@@ -129,7 +133,7 @@ func journalEncodingMilliseconds(streams count: Int) -> (milliseconds: Double, b
         let start = clock.now
         bytes = (try? journal.encoded().count) ?? 0
         let elapsed = clock.now - start
-        best = min(best, Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
+        best = min(best, milliseconds(elapsed))
     }
     return (best, bytes)
 }
