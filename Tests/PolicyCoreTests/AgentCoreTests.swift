@@ -216,6 +216,31 @@ import Testing
         #expect(daemon.wakeUp == .some(nil))
     }
 
+    /// The daemon confirming a gain is not worth a write (AgentJournal.differsDurably),
+    /// so the journal last saved holds the duck's last command unconfirmed.
+    /// An agent started from it after a crash confirms it from the graph when
+    /// the daemon has the gain, and sends it again when the daemon never got it.
+    @Test(arguments: [true, false])
+    func aCommandJournaledUnconfirmedIsConfirmedOrSentAgainAfterACrash(_ landed: Bool) throws {
+        var before = try musicThen("Navigation", app: "maps")
+        before.settle()
+        let journal = try #require(before.saved.last?.journal)
+        let music = try #require(journal.applied[10])
+        #expect(!music.confirmed && music.commandedGain.map { abs($0 - 0.2) < 0.002 } == true,
+                "saved before the last step went out, and not again for its confirmation")
+        #expect(before.reconcile().contains(where: isJournalSave) == false)
+
+        var after = try InMemoryDaemon(journal: journal)
+        after.now = before.now + 5
+        after.graph = before.graph
+        if !landed { after.graph.nodes[10]?.volume = 1 }
+        let effects = after.connect() + after.reconcile()
+        let sent = effects.contains { if case .graph(.setGain(10, _)) = $0 { true } else { false } }
+        #expect(sent == !landed, landed ? "confirmed from the graph" : "sent again")
+        after.settle()
+        #expect(abs((after.gain(10) ?? 0) - 0.2) < 0.002, "still ducked for the prompt")
+    }
+
     @Test func everyEventIsNumberedLoggedAndPublished() throws {
         let daemon = try musicThenCall()
         let published = try #require(daemon.agentEntry(AgentProtocol.eventKey))

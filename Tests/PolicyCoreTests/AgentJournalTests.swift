@@ -36,6 +36,13 @@ import PolicyCore
         stepped.applied[10]?.commandedAt = 12.6
         stepped.applied[10]?.confirmed = true
         #expect(!stepped.differsDurably(from: sample))
+        // The daemon confirming a command, or the command sent again unchanged:
+        // a restart confirms or resends it from the graph.
+        var confirmed = later
+        confirmed.applied[11]?.confirmed = false
+        confirmed.applied[11]?.commandedAt = 40
+        #expect(!confirmed.differsDurably(from: sample))
+        #expect(!sample.differsDurably(from: confirmed))
         var changes: [AgentJournal] = []
         for change in 0..<11 {
             var changed = later

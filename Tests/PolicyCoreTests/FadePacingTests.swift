@@ -198,9 +198,14 @@ import Foundation
 
     /// The same streams coming back up: nobody waits for that, so the raises
     /// start one after another within the budget rather than as one burst
-    /// WirePlumber must work through before it links the next new stream.
-    @Test(arguments: [(100, false), (20, true)])
-    func raisesOfManyStreamsStartOneAfterAnother(_ count: Int, _ native: Bool) throws {
+    /// WirePlumber must work through before it links the next new stream;
+    /// beside many fading streams in groups, each start being a turn of the
+    /// agent. They start on time also when the fade up begins less than a
+    /// step interval after the duck (the ducking stream played a second):
+    /// scheduled a step after the duck's command, the raises due by then went
+    /// in one burst, late.
+    @Test(arguments: [(100, false, 100.0), (100, false, 0.5), (500, false, 0.5), (20, true, 100.0)])
+    func raisesOfManyStreamsStartOneAfterAnother(_ count: Int, _ native: Bool, _ duckPlays: Double) throws {
         var harness = PlannerHarness.standard()
         let ids = (0..<count).map { UInt32(1000 + $0) }
         for id in ids { harness.addStream(id) }
@@ -211,17 +216,28 @@ import Foundation
         harness.run(Dictionary(uniqueKeysWithValues: ids.map { ($0, gain(1)) }))
         harness.now = 200
         harness.runUntilIdle(Dictionary(uniqueKeysWithValues: ids.map { ($0, gain(0.2)) }))
-        harness.now = 300
+        let raised = max(harness.now, 200 + duckPlays)
+        harness.now = raised
         let steps = harness.runUntilIdle(Dictionary(uniqueKeysWithValues: ids.map { ($0, gain(1)) }))
         let pacing = harness.planner.pacing
         func updates(of id: UInt32) -> [Double] { Self.updates(of: id, in: steps) }
+        var starts = Set<Double>()
         for (index, id) in ids.enumerated() {
             let first = try #require(updates(of: id).first)
-            #expect(abs(first - (300 + pacing.raiseDelay(index))) < 1e-6, "stream \(index) starts its raise at \(first)")
+            starts.insert(first)
+            // Within a millisecond: the planner's turns are at least that far apart.
+            #expect(abs(first - (raised + pacing.raiseDelay(index, fading: count))) <= 0.001 + 1e-9,
+                    "stream \(index) starts its raise at \(first - raised) s")
             #expect(harness.volume(id) == 1)
         }
-        #expect(pacing.raiseDelay(0) == 0, "the first raise, or a stream's alone, goes at once")
-        Self.expectWithinTheBudget(steps, pacing: pacing)
+        let groups = Set(ids.indices.map { pacing.raiseDelay($0, fading: count) }).count
+        #expect(starts.count == groups, "one turn per group of raises")
+        #expect(count < 500 || groups == 6, "beside 500 fading streams, groups of 20 and the rest at 2 s")
+        #expect(pacing.raiseDelay(0, fading: 1) == 0, "the first raise, or a stream's alone, goes at once")
+        // Beyond 100 streams those left when `longestRaiseStagger` is up go together.
+        if Double(count) * 2 / pacing.updatesPerSecond <= pacing.longestRaiseStagger {
+            Self.expectWithinTheBudget(steps, pacing: pacing)
+        }
         // A fade stretched because many faded keeps its few steps when the
         // others end first: never more than `fewestSteps` each.
         for id in ids {

@@ -60,7 +60,13 @@ public struct AgentJournal: Codable, Sendable, Equatable {
     /// each write encodes the whole journal, every 25 ms step). The ramp is
     /// written when it starts and when it ends, and a restart goes on from
     /// the ramp, or restores gain 1, whichever step was last written
-    /// (docs/PERFORMANCE.md, "Limits found").
+    /// (docs/PERFORMANCE.md, "Limits found"). Nor is the daemon's
+    /// confirmation of a command, or when it was sent: the journal is written
+    /// before the command with it unconfirmed, and a restarted agent
+    /// confirms it from the graph or sends it again, as it does any command
+    /// not reported back (ReconcilePlanner.confirm). At 500 streams every
+    /// duck's confirmations were another two or three writes of the whole
+    /// journal.
     public func differsDurably(from other: AgentJournal) -> Bool {
         // Compared part by part, not on copies with the clock taken out:
         // at hundreds of streams those copies were a good part of every
@@ -79,16 +85,15 @@ public struct AgentJournal: Codable, Sendable, Equatable {
             otherSession.lastActive = session.lastActive
             if otherSession != session { return true }
         }
-        func withoutStep(_ stream: AppliedStream) -> AppliedStream {
-            guard stream.ramp != nil else { return stream }
+        func durable(_ stream: AppliedStream) -> AppliedStream {
             var stream = stream
-            stream.commandedGain = nil
             stream.commandedAt = 0
             stream.confirmed = true
+            if stream.ramp != nil { stream.commandedGain = nil }
             return stream
         }
         for (id, stream) in applied {
-            guard let otherStream = other.applied[id], withoutStep(otherStream) == withoutStep(stream) else { return true }
+            guard let otherStream = other.applied[id], durable(otherStream) == durable(stream) else { return true }
         }
         return false
     }

@@ -49,12 +49,22 @@ public struct FadePacing: Sendable, Equatable {
 
     public init() {}
 
-    /// How long the `index`-th of the raises that start together waits:
-    /// half the budget goes to starting raises, the rest to the steps of
-    /// those under way; all start within `longestRaiseStagger`.
-    public func raiseDelay(_ index: Int) -> Double {
-        min(Double(index) * 2 / updatesPerSecond, longestRaiseStagger)
+    /// How long the `index`-th of the raises that start together waits
+    /// while `fading` streams fade: half the budget goes to starting raises,
+    /// the rest to the steps of those under way; all start within
+    /// `longestRaiseStagger`. Beside many fading streams they start in
+    /// groups (`raiseGroupDivisor`), since each start is a turn of the agent.
+    public func raiseDelay(_ index: Int, fading: Int) -> Double {
+        let group = max(1, fading / raiseGroupDivisor)
+        return min(Double(index / group * group) * 2 / updatesPerSecond, longestRaiseStagger)
     }
+
+    /// A group of raises starting together holds one raise per this many
+    /// fading streams. Each start is a turn of the agent, a decision over
+    /// the whole graph whose cost grows with the streams, so the turns get
+    /// fewer as the streams get more: a few percent of one CPU at any size
+    /// (docs/POLICY.md, "Fades").
+    public var raiseGroupDivisor = 25
 
     /// The time between two steps of a stepped fade while `fading` streams
     /// fade: each stream's share of the budget.

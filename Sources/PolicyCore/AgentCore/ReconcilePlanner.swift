@@ -103,14 +103,6 @@ public struct ReconcilePlanner: Sendable {
         func tick(_ time: Double) { nextTick = min(nextTick ?? time, time) }
         // Raises starting in this plan, each after the one before (FadePacing.raiseDelay),
         // and none while WirePlumber has a new stream to link (LinkWait).
-        var raises = 0
-        let linkWait = previousWait.observed(graph, applied: previous, now: now, longest: pacing.longestLinkWait)
-        let raisesWait = linkWait.raisesWait
-        func placeRaise(_ ramp: inout GainRamp) {
-            defer { raises += 1 }
-            ramp.start = (raisesWait ?? now) + pacing.raiseDelay(raises)
-            ramp.waitsForLinking = raisesWait != nil
-        }
         // All fades share one budget of Props updates (FadePacing): the
         // streams fading, and those about to (a duck of many starts many).
         let fading = previous.reduce(0) { count, entry in
@@ -119,6 +111,14 @@ public struct ReconcilePlanner: Sendable {
                 decision.hold == nil && stream.commandedGain.map { abs($0 - decision.gain) >= Self.epsilon } == true
             } ?? false
             return count + (stream.ramp != nil || starts ? 1 : 0)
+        }
+        var raises = 0
+        let linkWait = previousWait.observed(graph, applied: previous, now: now, longest: pacing.longestLinkWait)
+        let raisesWait = linkWait.raisesWait
+        func placeRaise(_ ramp: inout GainRamp) {
+            defer { raises += 1 }
+            ramp.start = (raisesWait ?? now) + pacing.raiseDelay(raises, fading: fading)
+            ramp.waitsForLinking = raisesWait != nil
         }
 
         for node in graph.streams {
@@ -222,8 +222,13 @@ public struct ReconcilePlanner: Sendable {
                 }
             }
             if let ramp = stream.ramp, stream.rampRunsUntil == nil {
-                let interval = stepInterval(ramp, fading: fading)
-                tick(max(ramp.start, min(stream.commandedAt + interval, ramp.end), now + 0.001))
+                // A fade not begun (a raise waiting for its turn) goes at its
+                // start, not a step after the last command: that one may be
+                // the duck's, when the budget spaces steps beyond the fade's
+                // length, and the raises due meanwhile went in one burst.
+                let next = stream.commandedAt < ramp.start ? ramp.start
+                    : min(stream.commandedAt + stepInterval(ramp, fading: fading), ramp.end)
+                tick(max(next, now + 0.001))
             }
             if let until = stream.rampRunsUntil { tick(until) }
             if !stream.confirmed && confirmTimeout.isFinite { tick(stream.commandedAt + confirmTimeout) }
