@@ -232,7 +232,8 @@ import Foundation
         }
         let groups = Set(ids.indices.map { pacing.raiseDelay($0, fading: count) }).count
         #expect(starts.count == groups, "one turn per group of raises")
-        #expect(count < 500 || groups == 6, "beside 500 fading streams, groups of 20 and the rest at 2 s")
+        #expect(count < 500 || groups == 6, "beside 500 fading streams: the first, groups of 20, the rest at 2 s")
+        #expect(ids.indices.filter { pacing.raiseDelay($0, fading: count) == 0 }.count == 1, "the first goes alone")
         #expect(pacing.raiseDelay(0, fading: 1) == 0, "the first raise, or a stream's alone, goes at once")
         // Beyond 100 streams those left when `longestRaiseStagger` is up go together.
         if Double(count) * 2 / pacing.updatesPerSecond <= pacing.longestRaiseStagger {

@@ -53,10 +53,14 @@ public struct FadePacing: Sendable, Equatable {
     /// while `fading` streams fade: half the budget goes to starting raises,
     /// the rest to the steps of those under way; all start within
     /// `longestRaiseStagger`. Beside many fading streams they start in
-    /// groups (`raiseGroupDivisor`), since each start is a turn of the agent.
+    /// groups (`raiseGroupDivisor`), since each start is a turn of the agent;
+    /// the first goes alone and at once, so that a stream starting just then
+    /// waits for WirePlumber behind one update, not a group (LinkWait holds
+    /// the rest).
     public func raiseDelay(_ index: Int, fading: Int) -> Double {
         let group = max(1, fading / raiseGroupDivisor)
-        return min(Double(index / group * group) * 2 / updatesPerSecond, longestRaiseStagger)
+        let turn = (index + group - 1) / group
+        return min(Double(turn * group) * 2 / updatesPerSecond, longestRaiseStagger)
     }
 
     /// A group of raises starting together holds one raise per this many
