@@ -101,8 +101,6 @@ public struct ReconcilePlanner: Sendable {
         var applied: [UInt32: AppliedStream] = [:]
         var nextTick: Double?
         func tick(_ time: Double) { nextTick = min(nextTick ?? time, time) }
-        // Raises starting in this plan, each after the one before (FadePacing.raiseDelay),
-        // and none while WirePlumber has a new stream to link (LinkWait).
         // All fades share one budget of Props updates (FadePacing): the
         // streams fading, and those about to (a duck of many starts many).
         let fading = previous.reduce(0) { count, entry in
@@ -112,6 +110,8 @@ public struct ReconcilePlanner: Sendable {
             } ?? false
             return count + (stream.ramp != nil || starts ? 1 : 0)
         }
+        // Raises starting in this plan, each after the one before (FadePacing.raiseDelay),
+        // and none while WirePlumber has a new stream to link (LinkWait).
         var raises = 0
         let linkWait = previousWait.observed(graph, applied: previous, now: now, longest: pacing.longestLinkWait)
         let raisesWait = linkWait.raisesWait
