@@ -222,13 +222,7 @@ public struct ReconcilePlanner: Sendable {
                 }
             }
             if let ramp = stream.ramp, stream.rampRunsUntil == nil {
-                // A fade not begun (a raise waiting for its turn) goes at its
-                // start, not a step after the last command: that one may be
-                // the duck's, when the budget spaces steps beyond the fade's
-                // length, and the raises due meanwhile went in one burst.
-                let next = stream.commandedAt < ramp.start ? ramp.start
-                    : min(stream.commandedAt + stepInterval(ramp, fading: fading), ramp.end)
-                tick(max(next, now + 0.001))
+                tick(max(min(nextStepDue(stream, along: ramp, fading: fading), ramp.end), now + 0.001))
             }
             if let until = stream.rampRunsUntil { tick(until) }
             if !stream.confirmed && confirmTimeout.isFinite { tick(stream.commandedAt + confirmTimeout) }
@@ -304,6 +298,16 @@ public struct ReconcilePlanner: Sendable {
         pacing.stepInterval(fading: fading, duration: ramp.duration, configured: ramp.to < ramp.from ? fadeDown : fadeUp)
     }
 
+    /// When the next step of a stepped fade is due, for the step and for the
+    /// wake-up alike: the first at the fade's start (a raise may wait for its
+    /// turn), the others a step interval after the one before. Woken a step
+    /// after the last command instead, a raise not begun waited for the
+    /// duck's step interval, beyond the fade's length when many fade, and the
+    /// raises due meanwhile went in one burst.
+    private func nextStepDue(_ stream: AppliedStream, along ramp: GainRamp, fading: Int) -> Double {
+        stream.commandedAt < ramp.start ? ramp.start : stream.commandedAt + stepInterval(ramp, fading: fading)
+    }
+
     /// The next piece of a fade: a native ramp to a point further along the
     /// curve, or a step (FadePacing).
     private func advance(_ stream: inout AppliedStream, along ramp: GainRamp, node: Graph.Node, graph: Graph,
@@ -332,9 +336,8 @@ public struct ReconcilePlanner: Sendable {
             }
             return sent
         }
+        guard now >= nextStepDue(stream, along: ramp, fading: fading) - 1e-9 else { return [] }
         let interval = stepInterval(ramp, fading: fading)
-        let firstStep = stream.commandedAt < ramp.start
-        guard firstStep || now - stream.commandedAt >= interval - 1e-9 else { return [] }
         // A step ahead: the first one goes at once, the last lands at the end.
         let stepEnd = now + interval >= ramp.end - interval / 2 ? ramp.end : now + interval
         let gain = ramp.value(at: stepEnd)
