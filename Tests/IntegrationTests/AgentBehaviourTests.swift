@@ -51,7 +51,7 @@ extension TimingSensitiveSuites {
                                         properties: "{ policy.category=playback policy.options=[ duck-others ] }", target: "headphones")
             #expect(scene.waitForSinks("prompt", ["headphones"]))
             #expect(scene.waitForVolume("music", 0.2), "\(scene.describe(["music", "prompt"]))")
-            #expect(try scene.status("music").duckedBy.first?.app != nil)
+            #expect(scene.client.wait { _ in scene.polledStatus("music")?.duckedBy.first?.app != nil })
             let during = try Audio.recordRMS(sandbox: scene.sandbox, sink: "speakers", seconds: 1.0, pumping: scene.client)
             #expect(before > 0.1, "music RMS before the prompt: \(before)")
             #expect(abs(during / before - 0.2) <= 0.02, "RMS ratio \(during / before) (before \(before), during \(during))")
@@ -73,7 +73,7 @@ extension TimingSensitiveSuites {
                                                 "--playback-props={ media.role=Communication target.object=headphones }"])
             let held = scene.client.wait { _ in scene.sinks(of: "music").isEmpty && scene.volume("music") == 0 }
             #expect(held, "music should be held during the call: \(scene.describe(["music"]))\n\(scene.log)")
-            #expect(try scene.status("music").hold?.kind == "interrupted" && scene.status("music").hold?.resumable == true)
+            #expect(scene.client.wait { _ in scene.polledStatus("music").map { $0.hold?.kind == "interrupted" && $0.hold?.resumable == true } == true })
             scene.client.pump(2.0)
             scene.expectUserVolumesKept()
             call.stop()
@@ -96,7 +96,7 @@ extension TimingSensitiveSuites {
             #expect(on.status == 0, "\(on.stderr)")
             #expect(scene.waitForVolume("game", 0) && scene.waitForVolume("ping", 0), "\(scene.describe(["game", "ping"]))")
             #expect(scene.volume("music") == 1)
-            #expect(try scene.status("game").silenced == true)
+            #expect(scene.client.wait { _ in scene.polledStatus("game")?.silenced == true })
             scene.expectUserVolumesKept()
             let off = try scene.cli(["silent", "off"])
             #expect(off.status == 0)
@@ -171,7 +171,7 @@ extension TimingSensitiveSuites {
             // works"). Seen once in six runs as a one-shot check.
             #expect(scene.client.wait { _ in scene.sinks(of: "music").isEmpty && scene.volume("music") == 0 },
                     "\(scene.describe(["music"]))")
-            #expect(try scene.status("music").hold?.output == "headphones")
+            #expect(scene.client.wait { _ in scene.polledStatus("music")?.hold?.output == "headphones" })
             scene.expectUserVolumesKept()
 
             let resume = try scene.cli(["resume", String(try #require(scene.stream("music")).id)])
@@ -226,7 +226,7 @@ extension TimingSensitiveSuites {
             #expect(try Audio.framesWritten(toWAV: monitor) - switchFrame >= 24_000, "the recording ended too soon after the switch")
             #expect(scene.client.wait { _ in scene.sinks(of: "music").isEmpty && scene.volume("music") == 0 },
                     "\(scene.describe(["music"]))")
-            #expect(try scene.status("music").hold?.output == card.sinkName)
+            #expect(scene.client.wait { _ in scene.polledStatus("music")?.hold?.output == card.sinkName })
             let explain = try scene.cli(["explain", String(try #require(scene.stream("music")).id)])
             #expect(explain.stdout.contains("old-device-unavailable"), "explain: \(explain.stdout)\(explain.stderr)")
 

@@ -67,6 +67,15 @@ import Testing
         daemon.now += 0.01
         let again = daemon.core.reconcile(daemon.observation)
         #expect(again.contains(.publish))
+        // The executor holds the first publish back for the loop's next turn;
+        // when the second reconcile comes first, its publish and wake-up
+        // replace the held ones, and nothing else of the first is dropped.
+        let superseded = AgentEffect.supersededInBacklog(by: again)
+        for effect in decided {
+            let isWakeUp = if case .wakeUp = effect { true } else { false }
+            #expect(superseded(effect) == (effect == .publish || isWakeUp), "\(effect)")
+        }
+        #expect(!AgentEffect.supersededInBacklog(by: [.log(.info, "x")])(.publish), "only a later publish replaces one")
         let told = writes(daemon.apply(daemon.core.publish()))
         #expect(told.contains { $0.subject == 20 && $0.key == AgentProtocol.streamKey }, "the call's status")
         #expect(told.filter { $0.key == AgentProtocol.eventKey }.count >= 2, "the first decision's events too: \(told)")

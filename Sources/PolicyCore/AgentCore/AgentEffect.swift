@@ -20,7 +20,9 @@ public enum AgentEffect: Sendable, Equatable {
     /// Wait until the daemon has processed everything sent so far.
     case flush
     /// Run `AgentCore.publish()` and execute what it returns: the statuses
-    /// and events of the decision whose graph actions came before.
+    /// and events of the decisions whose graph actions came before. The
+    /// executor runs it on the loop's next turn, after a reconcile due then
+    /// (`supersededInBacklog`).
     case publish
 }
 
@@ -57,6 +59,25 @@ public enum LogLevel: Int, Comparable, Sendable, CaseIterable {
         case "info", "6": self = .info
         case "debug", "7": self = .debug
         default: return nil
+        }
+    }
+}
+
+extension AgentEffect {
+    /// Which effects still held back from an earlier turn (see
+    /// `AgentEffect.publish`) the effects of a later one make redundant: its
+    /// publish, because the core keeps every decision's events until it
+    /// publishes and publishes the latest statuses; its wake-up, because
+    /// each reconcile works out the next one afresh.
+    public static func supersededInBacklog(by later: [AgentEffect]) -> (AgentEffect) -> Bool {
+        let publishes = later.contains(.publish)
+        let wakesUp = later.contains { if case .wakeUp = $0 { true } else { false } }
+        return { held in
+            switch held {
+            case .publish: publishes
+            case .wakeUp: wakesUp
+            default: false
+            }
         }
     }
 }

@@ -33,38 +33,67 @@ final class EffectExecutor {
     private var backlog: [AgentEffect] = []
     /// Runs the backlog on the loop's next turn.
     private var backlogTimer: LoopTimer?
+    /// Asked before the backlog runs: a reconcile is due on this turn of the
+    /// loop. It goes first, and its own publish covers the one held back.
+    var reconcileIsDue: () -> Bool = { false }
+    /// Since when (monotonic) a publish has waited for reconciles: it waits
+    /// at most `longestPublishWait`, so a steady stream of graph changes
+    /// cannot keep the statuses from ever being published.
+    private var publishWaitingSince: Double?
+    static let longestPublishWait = 0.05
 
     /// Executes `effects` in order, after any held back by an earlier call.
     ///
-    /// `flushingActionsFirst`: once graph actions have been executed, the
-    /// effects after them (events, statuses, acknowledgements: hundreds of
-    /// metadata writes when hundreds of streams duck) wait for the loop's
-    /// next turn. libpipewire sends what was queued on the connection only
-    /// when the loop runs again, so writing those first would hold back the
-    /// gains the daemon is waiting for (docs/PERFORMANCE.md, "Limits found").
-    /// The order of all effects stays the one decided: the journal before
-    /// the actions, statuses before acknowledgements.
+    /// `flushingActionsFirst` (a reconcile's effects): once graph actions
+    /// have been executed, the effects after them (events, statuses,
+    /// acknowledgements: hundreds of metadata writes when hundreds of streams
+    /// duck) wait for the loop's next turn. libpipewire sends what was queued
+    /// on the connection only when the loop runs again, so writing those
+    /// first would hold back the gains the daemon is waiting for. The publish
+    /// waits for the next turn even without graph actions, and gives way to
+    /// a reconcile due then: a reconcile that ducks hundreds of streams
+    /// would otherwise start only after the publish of the turn before it
+    /// (docs/PERFORMANCE.md, "Limits found"). The order of all effects stays
+    /// the one decided: the journal before the actions, statuses before
+    /// acknowledgements.
     func execute(_ effects: [AgentEffect], flushingActionsFirst: Bool = false) {
         mirror.connection.loop.preconditionInEventLoop()
-        let queue = backlog + effects
+        // A later publish and wake-up replace the ones held back: the core
+        // keeps every decision's events until it publishes, and each
+        // reconcile computes its next wake-up afresh.
+        let superseded = AgentEffect.supersededInBacklog(by: effects)
+        let queue = backlog.filter { !superseded($0) } + effects
         backlog = []
         backlogTimer?.cancel()
         var acted = false
         for (index, effect) in queue.enumerated() {
             if case .graph = effect {
                 acted = true
-            } else if flushingActionsFirst, acted {
-                backlog = Array(queue[index...])
-                if backlogTimer == nil {
-                    backlogTimer = mirror.connection.loop.makeTimer { [unowned self] in self.execute([]) }
-                }
-                // After the loop's turn that writes the connection's queue:
-                // the socket is ready before this timer expires.
-                backlogTimer?.schedule(after: 0)
+            } else if flushingActionsFirst, acted || effect == .publish {
+                hold(Array(queue[index...]))
                 return
             }
             run(effect)
         }
+        publishWaitingSince = nil
+    }
+
+    private func hold(_ effects: [AgentEffect]) {
+        backlog = effects
+        if publishWaitingSince == nil { publishWaitingSince = MonotonicClock.now }
+        if backlogTimer == nil {
+            backlogTimer = mirror.connection.loop.makeTimer { [unowned self] in self.runBacklog() }
+        }
+        // After the loop's turn that writes the connection's queue:
+        // the socket is ready before this timer expires.
+        backlogTimer?.schedule(after: 0)
+    }
+
+    private func runBacklog() {
+        if reconcileIsDue(), let since = publishWaitingSince, MonotonicClock.now - since < Self.longestPublishWait {
+            return  // the reconcile executes the backlog
+        }
+        execute([])
     }
 
     private func run(_ effect: AgentEffect) {
