@@ -17,10 +17,17 @@ struct HoldSample {
     var relinkActive: Double?
     /// The agent destroyed WirePlumber's new link.
     var unlinked: Double?
+    /// The first of the stream's links to the sink went: what WirePlumber
+    /// relinks on. And the first of the sink's ports (or the sink) went:
+    /// what the agent holds on (an output without ports is gone).
+    var streamUnlinked: Double?
+    var sinkPortsGoing: Double?
 
     var ours: Double? { diff(silenced, removed) }
     var wirePlumber: Double? { diff(relinked, removed) }
     var unlinkedAfter: Double? { diff(unlinked, removed) }
+    /// How long after the stream's link the sink's ports started to go.
+    var portsAfterLink: Double? { diff(sinkPortsGoing, streamUnlinked) }
     /// Whether WirePlumber's link went active before the gain was 0.
     var leaked: Bool {
         guard let relinkActive else { return false }
@@ -62,14 +69,17 @@ enum HoldRun {
             }
             var sample = HoldSample()
             var newLink: UInt32?
-            var sinkObjects = Set(observer.graph.ports.values.filter { $0.nodeID == sink }.map(\.id))
-            sinkObjects.insert(sink)
-            sinkObjects.formUnion(observer.graph.links(from: stream).map(\.id))
+            var sinkPorts = Set(observer.graph.ports.values.filter { $0.nodeID == sink }.map(\.id))
+            sinkPorts.insert(sink)
+            let streamLinks = Set(observer.graph.links(from: stream).map(\.id))
+            let sinkObjects = sinkPorts.union(streamLinks)
             observer.onEvent = { change, time in
                 let graph = observer.graph
                 switch change {
                 case .removed(let object):
                     if sample.removed == nil, sinkObjects.contains(object) { sample.removed = time }
+                    if sample.streamUnlinked == nil, streamLinks.contains(object) { sample.streamUnlinked = time }
+                    if sample.sinkPortsGoing == nil, sinkPorts.contains(object) { sample.sinkPortsGoing = time }
                     if object == newLink, sample.unlinked == nil { sample.unlinked = time }
                 case .added(let object):
                     if sample.removed != nil, newLink == nil, graph.links[object]?.outputNode == stream {

@@ -78,6 +78,19 @@ enum Report {
             + "every background stream at the duck level when the ducking stream stopped: \(ducked) of \(events)."
     }
 
+    /// The order the daemon removed things in when the sink went: the
+    /// stream's link (WirePlumber relinks on it) and then the sink's ports
+    /// (the agent holds on them), split by whether the relink won the race.
+    static func holdOrderNote(streams: Int, holds: [HoldSample]) -> String {
+        func gap(_ samples: [HoldSample]) -> String {
+            guard let gaps = Percentiles(samples.map(\.portsAfterLink)) else { return "–" }
+            return "\(milliseconds(gaps.p50)) ms p50, \(milliseconds(gaps.max)) max over \(gaps.count)"
+        }
+        return "* \(streams) streams, hold: the sink's first port went after the stream's link by "
+            + "\(gap(holds.filter(\.leaked))) where WirePlumber's relink went active first, "
+            + "\(gap(holds.filter { !$0.leaked })) where the gain was 0 first."
+    }
+
     /// Where the harm comes from: WirePlumber's CPU before the probe (the
     /// duck it was still working through) and during its link, and the
     /// agent's updates it met meanwhile (p50 of the events, with / without).
@@ -138,6 +151,9 @@ enum Report {
         for (streams, duckMissing, holdMissing, leaked, holds) in missing {
             lines.append("* \(streams) streams: \(duckMissing) duck events and \(holdMissing) hold events incomplete; "
                          + "WirePlumber's relink went active before the gain was 0 in \(leaked) of \(holds) holds.")
+        }
+        for size in sizes where !size.hold.isEmpty {
+            lines.append(holdOrderNote(streams: size.streams, holds: size.hold))
         }
         for size in sizes {
             guard let harm = size.harm else { continue }
