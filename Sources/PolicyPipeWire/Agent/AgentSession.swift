@@ -28,9 +28,9 @@ final class AgentSession {
         reconcileTimer = connection.loop.makeTimer { [unowned self] in self.reconcile() }
         executor = EffectExecutor(actions: actions, log: context.log, journalPath: context.journalPath,
                                   wakeUpTimer: connection.loop.makeTimer { [unowned self] in self.reconcile() },
+                                  reconcileIsDue: { [unowned self] in self.reconcileTimer.isPending },
                                   sendToPlayer: { [unowned context] in context.sendToPlayer?($0) },
                                   publish: { [unowned context] in context.core.publish() })
-        executor.reconcileIsDue = { [unowned self] in self.reconcileTimer.isPending }
         try actions.exportMetadata(named: AgentProtocol.metadataName)
         // Debug only: the integration tests read this line to check that
         // links removed by others do not leave proxies behind (docs/TESTING.md,

@@ -17,7 +17,9 @@ final class EffectExecutor {
     private let publish: () -> [AgentEffect]
 
     init(actions: GraphActions, log: Log, journalPath: String, wakeUpTimer: LoopTimer,
+         reconcileIsDue: @escaping () -> Bool,
          sendToPlayer: @escaping (PlayerCommand) -> Void, publish: @escaping () -> [AgentEffect]) {
+        self.reconcileIsDue = reconcileIsDue
         self.sendToPlayer = sendToPlayer
         self.publish = publish
         self.actions = actions
@@ -35,7 +37,7 @@ final class EffectExecutor {
     private var backlogTimer: LoopTimer?
     /// Asked before the backlog runs: a reconcile is due on this turn of the
     /// loop. It goes first, and its own publish covers the one held back.
-    var reconcileIsDue: () -> Bool = { false }
+    private let reconcileIsDue: () -> Bool
     /// Since when (monotonic) a publish has waited for reconciles: it waits
     /// at most `longestPublishWait`, so a steady stream of graph changes
     /// cannot keep the statuses from ever being published.
@@ -70,7 +72,7 @@ final class EffectExecutor {
             if case .graph = effect {
                 acted = true
             } else if flushingActionsFirst, acted || effect == .publish {
-                hold(Array(queue[index...]))
+                holdBack(Array(queue[index...]))
                 return
             }
             run(effect)
@@ -78,7 +80,7 @@ final class EffectExecutor {
         publishWaitingSince = nil
     }
 
-    private func hold(_ effects: [AgentEffect]) {
+    private func holdBack(_ effects: [AgentEffect]) {
         backlog = effects
         if publishWaitingSince == nil { publishWaitingSince = MonotonicClock.now }
         if backlogTimer == nil {
