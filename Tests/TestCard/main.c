@@ -97,6 +97,11 @@ static const struct profile profiles[N_PROFILES] = {
     [PROFILE_HDMI] = { "output:hdmi-stereo", "Digital Stereo (HDMI) Output", 5900, DEVICE_HDMI },
 };
 
+struct mixer {
+    float volumes[2];
+    bool mute;
+};
+
 struct card {
     struct spa_device device;
     struct spa_hook_list hooks;
@@ -110,10 +115,13 @@ struct card {
     uint32_t active_port[N_DEVICES];
     bool port_saved[N_PORTS];
     bool profile_saved;
+    /* Each device's mixer (ACP's real_volume and muted): what a Route's
+     * props set and report. */
+    struct mixer mixer[N_DEVICES];
     /* hold-routes: Route sets from clients wait for release-routes, so a
      * test sees the moment between a jack change and the route switch. */
     bool holding_routes;
-    struct { bool pending; uint32_t port; bool save; } held_route;
+    struct { bool pending; uint32_t port; bool save; struct mixer mixer; } held_route;
 
     const char *name;
     struct pw_main_loop *loop;
@@ -282,7 +290,7 @@ static struct spa_pod *build_route(struct spa_pod_builder *b, uint32_t id, uint3
     spa_pod_builder_int(b, (int32_t)p->profile);
     spa_pod_builder_pop(b, &f[1]);
     if (active) {
-        float volumes[2] = { 1.0f, 1.0f };
+        const struct mixer *mixer = &card->mixer[p->device];
         uint32_t map[2] = { SPA_AUDIO_CHANNEL_FL, SPA_AUDIO_CHANNEL_FR };
         spa_pod_builder_prop(b, SPA_PARAM_ROUTE_device, 0);
         spa_pod_builder_int(b, (int32_t)p->device);
@@ -290,8 +298,8 @@ static struct spa_pod *build_route(struct spa_pod_builder *b, uint32_t id, uint3
          * mixer, so what WirePlumber restores there changes no sound. */
         spa_pod_builder_prop(b, SPA_PARAM_ROUTE_props, 0);
         spa_pod_builder_add_object(b, SPA_TYPE_OBJECT_Props, id,
-            SPA_PROP_mute, SPA_POD_Bool(false),
-            SPA_PROP_channelVolumes, SPA_POD_Array(sizeof(float), SPA_TYPE_Float, 2, volumes),
+            SPA_PROP_mute, SPA_POD_Bool(mixer->mute),
+            SPA_PROP_channelVolumes, SPA_POD_Array(sizeof(float), SPA_TYPE_Float, 2, mixer->volumes),
             SPA_PROP_channelMap, SPA_POD_Array(sizeof(uint32_t), SPA_TYPE_Id, 2, map));
     }
     spa_pod_builder_prop(b, SPA_PARAM_ROUTE_devices, 0);
@@ -375,13 +383,43 @@ next:
     return 0;
 }
 
-static void set_route(struct card *card, uint32_t port, bool save) {
-    uint32_t device = ports[port].device;
-    if (card->active_port[device] == port && card->port_saved[port] == save)
+/* A Route's props as ACP's apply_device_props reads them: `mute`, and
+ * `channelVolumes` (one volume sets every channel). */
+static void read_route_props(const struct spa_pod *props, struct mixer *mixer) {
+    if (props == NULL || !spa_pod_is_object_type(props, SPA_TYPE_OBJECT_Props))
         return;
-    card->active_port[device] = port;
-    card->port_saved[port] = save;
-    changed(card, IDX_Route);
+    const struct spa_pod_object *object = (const struct spa_pod_object *)props;
+    const struct spa_pod_prop *prop;
+    SPA_POD_OBJECT_FOREACH(object, prop) {
+        if (prop->key == SPA_PROP_mute) {
+            spa_pod_get_bool(&prop->value, &mixer->mute);
+        } else if (prop->key == SPA_PROP_channelVolumes) {
+            float volumes[2];
+            uint32_t n = spa_pod_copy_array(&prop->value, SPA_TYPE_Float, volumes, 2);
+            if (n > 0) {
+                mixer->volumes[0] = volumes[0];
+                mixer->volumes[1] = n > 1 ? volumes[1] : volumes[0];
+            }
+        }
+    }
+}
+
+/* A Route set: the port, then the mixer settings it carries. Like ACP, the
+ * card reports the Route changed when the port or its save flag changed,
+ * or when the mixer did (on_volume_changed, on_mute_changed): WirePlumber
+ * learns from that report which route is active (docs/TESTING.md, "The
+ * test card"). */
+static void set_route(struct card *card, uint32_t port, bool save, const struct mixer *mixer) {
+    uint32_t device = ports[port].device;
+    if (card->active_port[device] != port || card->port_saved[port] != save) {
+        card->active_port[device] = port;
+        card->port_saved[port] = save;
+        changed(card, IDX_Route);
+    }
+    if (mixer != NULL && memcmp(mixer, &card->mixer[device], sizeof(*mixer)) != 0) {
+        card->mixer[device] = *mixer;
+        changed(card, IDX_Route);
+    }
 }
 
 static void set_profile(struct card *card, uint32_t profile, bool save) {
@@ -418,24 +456,29 @@ static int card_set_param(void *object, uint32_t id, uint32_t flags, const struc
     case SPA_PARAM_Route: {
         int32_t index, device;
         bool save = false;
+        struct spa_pod *props = NULL;
         if (param == NULL)
             return -EINVAL;
         if ((res = spa_pod_parse_object(param, SPA_TYPE_OBJECT_ParamRoute, NULL,
                                         SPA_PARAM_ROUTE_index, SPA_POD_Int(&index),
                                         SPA_PARAM_ROUTE_device, SPA_POD_Int(&device),
+                                        SPA_PARAM_ROUTE_props, SPA_POD_OPT_Pod(&props),
                                         SPA_PARAM_ROUTE_save, SPA_POD_OPT_Bool(&save))) < 0)
             return res;
         if (index < 0 || index >= N_PORTS || device < 0 || (uint32_t)device != ports[index].device)
             return -EINVAL;
+        struct mixer mixer = card->mixer[device];
+        read_route_props(props, &mixer);
         if (card->holding_routes) {
             card->held_route.pending = true;
             card->held_route.port = (uint32_t)index;
             card->held_route.save = save;
+            card->held_route.mixer = mixer;
             say("client set route %s on device %d%s: held", ports[index].name, device, save ? " (save)" : "");
             return 0;
         }
         say("client set route %s on device %d%s", ports[index].name, device, save ? " (save)" : "");
-        set_route(card, (uint32_t)index, save);
+        set_route(card, (uint32_t)index, save, &mixer);
         emit_info(card, false);
         return 0;
     }
@@ -607,7 +650,7 @@ static void command(struct card *card, char *line) {
         card->holding_routes = false;
         if (card->held_route.pending) {
             card->held_route.pending = false;
-            set_route(card, card->held_route.port, card->held_route.save);
+            set_route(card, card->held_route.port, card->held_route.save, &card->held_route.mixer);
             emit_info(card, false);
             say("released route %s", ports[card->held_route.port].name);
         } else {
@@ -623,7 +666,7 @@ static void command(struct card *card, char *line) {
             fprintf(stderr, "pw-policy-test-card: route speaker|headphones\n");
             return;
         }
-        set_route(card, port, true);
+        set_route(card, port, true, NULL);
         emit_info(card, false);
         say("route %s (user)", ports[port].name);
     } else if (strcmp(verb, "profile") == 0) {
@@ -703,6 +746,10 @@ int main(int argc, char *argv[]) {
     /* The best available port, as ACP chooses when it opens a card. */
     card.active_port[DEVICE_ANALOG] = card.headphones_plugged ? PORT_HEADPHONES : PORT_SPEAKER;
     card.active_port[DEVICE_HDMI] = PORT_HDMI;
+    /* A card opens at its hardware volume, which is not what WirePlumber
+     * restores on it. */
+    for (int d = 0; d < N_DEVICES; d++)
+        card.mixer[d] = (struct mixer){ .volumes = { 1.0f, 1.0f }, .mute = false };
     spa_hook_list_init(&card.hooks);
     card.device.iface = SPA_INTERFACE_INIT(SPA_TYPE_INTERFACE_Device, SPA_VERSION_DEVICE, &card_methods, &card);
     card.info = SPA_DEVICE_INFO_INIT();
