@@ -23,9 +23,18 @@ public struct Graph: Sendable, Equatable {
 
     public struct Client: Sendable, Equatable {
         public var id: UInt32
-        public var props: [String: String]
+        public var props: [String: String] { didSet { coreVersion = Self.coreVersion(props) } }
+        /// `core.version`: the client's own libpipewire, read when the props
+        /// change: the planner asks it of every stream's client on every
+        /// turn, and parsing it each time was a sixth of a turn beside 500
+        /// streams (docs/PERFORMANCE.md, "Limits found").
+        public private(set) var coreVersion: SemanticVersion?
         public init(id: UInt32, props: [String: String] = [:]) {
             self.id = id; self.props = props
+            coreVersion = Self.coreVersion(props)
+        }
+        private static func coreVersion(_ props: [String: String]) -> SemanticVersion? {
+            props["core.version"].flatMap(SemanticVersion.init(parsing:))
         }
     }
 
@@ -35,7 +44,7 @@ public struct Graph: Sendable, Equatable {
 
     public struct Node: Sendable, Equatable {
         public var id: UInt32
-        public var props: [String: String]
+        public var props: [String: String] { didSet { readKeys() } }
         public var state: NodeState
         /// Props `volume`: the policy's gain on a stream (nil until reported).
         public var volume: Float?
@@ -52,21 +61,33 @@ public struct Graph: Sendable, Equatable {
                     volume: Float? = nil, channelVolumes: [Float] = [], mute: Bool? = nil, hasInfo: Bool = true) {
             self.id = id; self.props = props; self.state = state
             self.volume = volume; self.channelVolumes = channelVolumes; self.mute = mute; self.hasInfo = hasInfo
+            readKeys()
         }
 
-        public var mediaClass: String? { props["media.class"] }
-        public var name: String? { props["node.name"] }
-        public var serial: UInt64? { props["object.serial"].flatMap { UInt64($0) } }
-        public var clientID: UInt32? { props["client.id"].flatMap { UInt32($0) } }
-        public var deviceID: UInt32? { props["device.id"].flatMap { UInt32($0) } }
+        // Read from `props` when they change, not on every use: a turn of
+        // the agent asks them of every node several times, and beside 500
+        // streams the lookups and number parsing were a tenth of it
+        // (docs/PERFORMANCE.md, "Limits found").
+        public private(set) var mediaClass: String?
+        public private(set) var serial: UInt64?
+        public private(set) var clientID: UInt32?
+        public private(set) var deviceID: UInt32?
         /// Playback or capture for application streams, nil for devices and others.
-        public var streamDirection: StreamDirection? {
+        public private(set) var streamDirection: StreamDirection?
+
+        private mutating func readKeys() {
+            mediaClass = props["media.class"]
+            serial = props["object.serial"].flatMap { UInt64($0) }
+            clientID = props["client.id"].flatMap { UInt32($0) }
+            deviceID = props["device.id"].flatMap { UInt32($0) }
             switch mediaClass {
-            case "Stream/Output/Audio": return .playback
-            case "Stream/Input/Audio": return .capture
-            default: return nil
+            case "Stream/Output/Audio": streamDirection = .playback
+            case "Stream/Input/Audio": streamDirection = .capture
+            default: streamDirection = nil
             }
         }
+
+        public var name: String? { props["node.name"] }
         public var isAudioSink: Bool { mediaClass == "Audio/Sink" || mediaClass == "Audio/Duplex" }
     }
 

@@ -24,7 +24,7 @@ public struct StackCapabilities: Sendable, Equatable, Codable {
     /// not the daemon's — a Flatpak runtime may be older. A client that does
     /// not say (`core.version`) gets steps.
     public static func hasNativeVolumeRamps(client: Graph.Client?) -> Bool {
-        guard let version = client?.props["core.version"].flatMap(SemanticVersion.init(parsing:)) else { return false }
+        guard let version = client?.coreVersion else { return false }
         return version >= nativeVolumeRampsSince
     }
 
