@@ -416,7 +416,9 @@ static void set_route(struct card *card, uint32_t port, bool save, const struct 
         card->port_saved[port] = save;
         changed(card, IDX_Route);
     }
-    if (mixer != NULL && memcmp(mixer, &card->mixer[device], sizeof(*mixer)) != 0) {
+    const struct mixer *now = &card->mixer[device];
+    if (mixer != NULL && (mixer->volumes[0] != now->volumes[0] || mixer->volumes[1] != now->volumes[1]
+                          || mixer->mute != now->mute)) {
         card->mixer[device] = *mixer;
         changed(card, IDX_Route);
     }
