@@ -69,9 +69,9 @@ final class TestCard {
 
     /// Waits until WirePlumber has stopped setting routes on the card: no new
     /// line for `quiet` seconds. WirePlumber 0.5.8 sets each route it selects
-    /// twice, and would switch back and forth without end on a card that did
-    /// not report the volume it sets (docs/TESTING.md, "The test card");
-    /// false if it never stops.
+    /// twice, and switched back and forth, at times stopping on the unplugged
+    /// headphones, while this card did not report the volume it sets
+    /// (docs/TESTING.md, "The test card"); false if it never stops.
     @discardableResult
     func waitUntilSettled(pumping client: TestClient, quiet: Double = 1.0, timeout: Double = 8) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
