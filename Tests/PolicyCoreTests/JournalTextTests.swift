@@ -15,6 +15,8 @@ import Testing
         stream.rampRunsUntil = 4.5
         stream.rampLength = 0.2
         stream.landing = 1
+        stream.overtaken = true
+        stream.sentAgainEarly = true
         return stream
     }()
 

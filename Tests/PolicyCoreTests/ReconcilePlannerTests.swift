@@ -29,8 +29,8 @@ struct PlannerHarness {
     }
 
     mutating func addStream(_ id: UInt32, direction: StreamDirection = .playback, volume: Float? = 1,
-                            category: Category = .playback, exempt: Bool = false) {
-        graph.addStream(id, direction: direction, volume: volume)
+                            category: Category = .playback, exempt: Bool = false, props: [String: String] = [:]) {
+        graph.addStream(id, direction: direction, volume: volume, props: props)
         classified[id] = testClassified(id, category: category, direction: direction, exempt: exempt, app: "app\(id)")
     }
 
@@ -101,7 +101,7 @@ func hold() -> StreamDecision {
         #expect(plan.actions == [.setGain(node: 10, gain: target)])
         #expect(plan.applied[10]?.ramp == nil, "no fade for a new stream")
         #expect(plan.applied[10]?.commandedGain == target)
-        #expect(plan.nextTick == 101, "only the confirmation check")
+        #expect(plan.nextTick == 100.25, "only the confirmation check")
     }
 
     /// A duck sent and not yet reported back: the graph still shows 1, yet
@@ -436,35 +436,98 @@ func hold() -> StreamDecision {
     @Test func unconfirmedCommandIsResentOnlyAfterTheTimeout() {
         var harness = PlannerHarness.standard()
         #expect(harness.run([10: gain(0.2)], daemonApplies: false).actions == [.setGain(node: 10, gain: 0.2)])
-        for wait in [0.1, 0.5, 0.99] {
+        // Checked every 0.25 s for being overtaken (nothing here to overtake it).
+        for (wait, check) in [(0.1, 100.25), (0.5, 100.75), (0.8, 101), (0.99, 101)] {
             harness.now = 100 + wait
             let plan = harness.run([10: gain(0.2)], daemonApplies: false)
             #expect(plan.actions.isEmpty, "resent after \(wait)s")
-            #expect(plan.nextTick == 101)
+            #expect(plan.nextTick == check, "checked after \(wait)s")
         }
         harness.now = 101
         let resent = harness.run([10: gain(0.2)], daemonApplies: false)
         #expect(resent.actions == [.setGain(node: 10, gain: 0.2)])
-        #expect(resent.nextTick == 102)
+        #expect(resent.nextTick == 101.25)
     }
 
-    @Test func infiniteConfirmTimeoutNeverTicks() {
+    /// Streams 10, 11 and 12 of one client (`client.id` 7, unless `client11`
+    /// says otherwise), each sent 0.2 in one reconcile that the daemon loses.
+    static func threeStreamsDucked(client11: String = "7") -> PlannerHarness {
         var harness = PlannerHarness.standard()
-        harness.planner = ReconcilePlanner(settings: PlannerHarness.settings, confirmTimeout: .infinity)
-        let plan = harness.run([10: gain(0.2)], daemonApplies: false)
-        #expect(plan.actions == [.setGain(node: 10, gain: 0.2)])
-        #expect(plan.nextTick == nil)
+        harness.graph.nodes[10]?.props["client.id"] = "7"
+        harness.addStream(11, props: ["client.id": client11])
+        harness.addStream(12, props: ["client.id": "7"])
+        let sent = harness.run([10: gain(0.2), 11: gain(0.2), 12: gain(0.2)], daemonApplies: false)
+        #expect(sent.actions == [10, 11, 12].map { .setGain(node: $0, gain: 0.2) })
+        return harness
     }
 
-    @Test func confirmMatchesOnlyTheCommandedGain() {
-        var applied: [UInt32: AppliedStream] = [10: AppliedStream(serial: 5010, commandedGain: 0.2, confirmed: false),
-                                                11: AppliedStream(serial: 5011, commandedGain: 0.5, confirmed: false)]
-        var graph = Graph()
-        graph.addStream(10, volume: 0.2)
-        graph.addStream(11, volume: 0.6)
-        ReconcilePlanner.confirm(&applied, graph: graph)
-        #expect(applied[10]?.confirmed == true)
-        #expect(applied[11]?.confirmed == false)
+    /// The client reports in order: a later command reported back means
+    /// the earlier ones it has not reported were lost.
+    @Test func commandOvertakenBySameClientIsResentBeforeTheTimeout() {
+        var harness = Self.threeStreamsDucked()
+        harness.graph.nodes[12]?.volume = 0.2
+        harness.now += 0.25
+        let plan = harness.run([10: gain(0.2), 11: gain(0.2), 12: gain(0.2)], daemonApplies: false)
+        #expect(plan.actions == [.setGain(node: 10, gain: 0.2), .setGain(node: 11, gain: 0.2)])
+        #expect(plan.applied[12]?.confirmed == true)
+    }
+
+    @Test func commandsSentAfterTheLastReportedAreNotOvertaken() {
+        var harness = Self.threeStreamsDucked()
+        harness.graph.nodes[10]?.volume = 0.2
+        harness.now += 0.25
+        let plan = harness.run([10: gain(0.2), 11: gain(0.2), 12: gain(0.2)], daemonApplies: false)
+        #expect(plan.actions.isEmpty, "11 and 12 may be on their way")
+        #expect(plan.nextTick == 100.5)
+    }
+
+    @Test func streamsOfAnotherClientNeverOvertake() {
+        var harness = Self.threeStreamsDucked(client11: "8")
+        harness.graph.nodes[12]?.volume = 0.2
+        harness.now += 0.25
+        let plan = harness.run([10: gain(0.2), 11: gain(0.2), 12: gain(0.2)], daemonApplies: false)
+        #expect(plan.actions == [.setGain(node: 10, gain: 0.2)], "11 is another client's, with its own pace")
+    }
+
+    @Test func commandsOfALaterReconcileOvertake() {
+        var harness = Self.threeStreamsDucked()
+        harness.now += 0.1
+        // A new stream of the same client, with a lower id but sent later, reported back.
+        harness.addStream(9, props: ["client.id": "7"])
+        let ducked: [UInt32: StreamDecision] = [9: gain(0.2), 10: gain(0.2), 11: gain(0.2), 12: gain(0.2)]
+        #expect(harness.run(ducked, daemonApplies: false).actions == [.setGain(node: 9, gain: 0.2)])
+        harness.graph.nodes[9]?.volume = 0.2
+        harness.now += 0.15
+        #expect(harness.run(ducked, daemonApplies: false).actions == [10, 11, 12].map { .setGain(node: $0, gain: 0.2) })
+    }
+
+    /// A stream that never reports our gain is not sent it at every report
+    /// of its siblings: once early, then once a second.
+    @Test func anOvertakenCommandIsSentAgainEarlyOnce() {
+        var harness = Self.threeStreamsDucked()
+        harness.graph.nodes[11]?.volume = 0.2
+        harness.graph.nodes[12]?.volume = 0.2
+        harness.now += 0.25
+        var ducked: [UInt32: StreamDecision] = [10: gain(0.2), 11: gain(0.2), 12: gain(0.2)]
+        #expect(harness.run(ducked, daemonApplies: false).actions == [.setGain(node: 10, gain: 0.2)])
+        // A new sibling is sent its gain and reports it: 10 is overtaken again.
+        harness.now += 0.1
+        harness.addStream(13, props: ["client.id": "7"])
+        ducked[13] = gain(0.2)
+        #expect(harness.run(ducked, daemonApplies: false).actions == [.setGain(node: 13, gain: 0.2)])
+        harness.graph.nodes[13]?.volume = 0.2
+        harness.now += 0.1
+        let plan = harness.run(ducked, daemonApplies: false)
+        #expect(plan.actions.isEmpty, "sent early once already")
+        #expect(plan.nextTick == 101.25, "the timeout after the early resend")
+        harness.now = 101.25
+        #expect(harness.run(ducked, daemonApplies: false).actions == [.setGain(node: 10, gain: 0.2)])
+        // Reported back at last: its next command may be found overtaken early again.
+        harness.graph.nodes[10]?.volume = 0.2
+        harness.now += 0.01
+        harness.run(ducked, daemonApplies: false)
+        #expect(harness.applied[10]?.confirmed == true)
+        #expect(harness.applied[10]?.sentAgainEarly == nil)
     }
 
     // MARK: streams the policy leaves alone

@@ -89,6 +89,8 @@ public struct AgentJournal: Codable, Sendable, Equatable {
             var stream = stream
             stream.commandedAt = 0
             stream.confirmed = true
+            stream.overtaken = nil
+            stream.sentAgainEarly = nil
             if stream.ramp != nil { stream.commandedGain = nil }
             return stream
         }

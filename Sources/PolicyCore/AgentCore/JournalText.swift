@@ -86,6 +86,7 @@ enum JournalText {
         members.bool("held", stream.held)
         members.integer("heldFrom", stream.heldFrom)
         members.number("landing", stream.landing)
+        members.bool("overtaken", stream.overtaken)
         if let ramp = stream.ramp {
             members.object("ramp") { nested in
                 nested.number("duration", ramp.duration)
@@ -97,6 +98,7 @@ enum JournalText {
         members.number("rampLength", stream.rampLength)
         members.number("rampRunsUntil", stream.rampRunsUntil)
         members.integer("routedTo", stream.routedTo)
+        members.bool("sentAgainEarly", stream.sentAgainEarly)
         members.integer("serial", stream.serial)
         members.number("suspendedAt", stream.suspendedAt)
         members.number("unlinkedSince", stream.unlinkedSince)

@@ -27,6 +27,17 @@ public struct AppliedStream: Sendable, Equatable, Codable {
     public var commandedGain: Double?
     public var commandedAt: Double
     public var confirmed: Bool
+    /// A later command to another stream of the same client was reported
+    /// back before this one: a client reports its streams' Props in the
+    /// order it got the commands, so this one was lost and is sent again
+    /// without waiting for the confirmation timeout. `sentAgainEarly`: it
+    /// was, and until it is reported back only the timeout sends it again —
+    /// a stream that never reports our gain must not be sent it at every
+    /// step of its siblings' fades (docs/POLICY.md, "Lost commands").
+    /// Optional, like the fields below: journals written before them read
+    /// as not.
+    public var overtaken: Bool?
+    public var sentAgainEarly: Bool?
     /// We unlinked it (a hold); it must be relinked when released.
     public var held: Bool
     /// A fade in progress.
@@ -69,6 +80,10 @@ public struct ReconcilePlanner: Sendable {
     public var pacing: FadePacing
     /// A commanded gain not reported back within this time is sent again.
     public var confirmTimeout: Double
+    /// How often a command not reported back yet is checked for being
+    /// overtaken (`AppliedStream.overtaken`) until the timeout: echoes of
+    /// our own commands run no reconcile, so the check needs a wake-up.
+    static let overtakenCheck = 0.25
 
     public init(settings: Settings, pacing: FadePacing = FadePacing(), confirmTimeout: Double = 1.0) {
         fadeDown = Double(settings.fadeDownMs) / 1000
@@ -149,7 +164,7 @@ public struct ReconcilePlanner: Sendable {
                     }
                     actions += restore(&state, node: node, graph: graph, now: now)
                     if !state.confirmed && !retried {
-                        if confirmTimeout.isFinite { tick(state.commandedAt + confirmTimeout) }
+                        if let check = nextLossCheck(state, now: now) { tick(check) }
                         applied[node.id] = state
                     }
                 }
@@ -225,7 +240,7 @@ public struct ReconcilePlanner: Sendable {
                 tick(max(min(nextStepDue(stream, along: ramp, fading: fading), ramp.end), now + 0.001))
             }
             if let until = stream.rampRunsUntil { tick(until) }
-            if !stream.confirmed && confirmTimeout.isFinite { tick(stream.commandedAt + confirmTimeout) }
+            if let check = nextLossCheck(stream, now: now) { tick(check) }
             // Every stream with a known gain is remembered, even at 1: a later
             // change of decision must fade it, only a stream never seen jumps.
             if stream.commandedGain != nil || stream.held || stream.ramp != nil || stream.routedTo != nil
@@ -363,9 +378,21 @@ public struct ReconcilePlanner: Sendable {
         return (false, command(&stream, gain: landing, node: node, now: now, always: true))
     }
 
-    /// Our last command was not reported back in time: the daemon lost it.
+    /// Our last command was not reported back in time, or a later one to
+    /// the same client was: the daemon or the client lost it.
     private func commandLost(_ stream: AppliedStream, now: Double) -> Bool {
-        !stream.confirmed && now - stream.commandedAt >= confirmTimeout
+        !stream.confirmed && confirmTimeout.isFinite
+            && (stream.overtaken == true || now - stream.commandedAt >= confirmTimeout)
+    }
+
+    /// When to check an unconfirmed command next: every `overtakenCheck`
+    /// while it may yet be found overtaken, and at the timeout.
+    private func nextLossCheck(_ stream: AppliedStream, now: Double) -> Double? {
+        guard !stream.confirmed, confirmTimeout.isFinite else { return nil }
+        let timeout = stream.commandedAt + confirmTimeout
+        guard stream.sentAgainEarly != true else { return timeout }
+        let checks = ((now - stream.commandedAt) / Self.overtakenCheck).rounded(.down) + 1
+        return min(stream.commandedAt + checks * Self.overtakenCheck, timeout)
     }
 
     /// Everything needed to leave every stream as it would be without us:
@@ -404,6 +431,8 @@ public struct ReconcilePlanner: Sendable {
     private func command(_ stream: inout AppliedStream, gain: Double, node: Graph.Node, now: Double,
                          rampMilliseconds: Int? = nil, always: Bool = false) -> [AgentAction] {
         let inFlight = !stream.confirmed
+        stream.sentAgainEarly = inFlight && (stream.overtaken == true || stream.sentAgainEarly == true) ? true : nil
+        stream.overtaken = nil
         stream.commandedGain = gain
         stream.commandedAt = now
         stream.confirmed = !always && !inFlight && !observedDiffers(node, from: gain)
@@ -465,11 +494,35 @@ public struct ReconcilePlanner: Sendable {
         return graph.nodes.values.first { $0.id != node.id && ($0.name == requested || $0.serial.map(String.init) == requested) }?.id
     }
 
-    /// Confirms commands the daemon has reported back. Call before `plan`.
+    /// Confirms commands the daemon has reported back, and marks those a
+    /// later command to the same client overtook (`AppliedStream.overtaken`).
+    /// Call before `plan`.
     public static func confirm(_ applied: inout [UInt32: AppliedStream], graph: Graph) {
+        // Per client, the last command sent of those reported back now:
+        // `plan` sends in the order of node ids, so (time, id) is the order sent.
+        var lastReported: [UInt32: SentOrder] = [:]
+        var waiting: [(id: UInt32, client: UInt32, order: SentOrder)] = []
         for (id, stream) in applied where !stream.confirmed {
-            guard let node = graph.nodes[id], let volume = node.volume, let commanded = stream.commandedGain else { continue }
-            if reports(volume, commanded) { applied[id]?.confirmed = true }
+            guard let node = graph.nodes[id], let commanded = stream.commandedGain else { continue }
+            let order = SentOrder(time: stream.commandedAt, node: id)
+            if let volume = node.volume, reports(volume, commanded) {
+                applied[id]?.confirmed = true
+                applied[id]?.overtaken = nil
+                applied[id]?.sentAgainEarly = nil
+                if let client = node.clientID { lastReported[client] = max(lastReported[client] ?? order, order) }
+            } else if let client = node.clientID, stream.sentAgainEarly != true {
+                waiting.append((id, client, order))
+            }
         }
+        for command in waiting where lastReported[command.client].map({ command.order < $0 }) == true {
+            applied[command.id]?.overtaken = true
+        }
+    }
+
+    /// Where a command stands in the order the agent sent them.
+    struct SentOrder: Comparable {
+        var time: Double
+        var node: UInt32
+        static func < (a: Self, b: Self) -> Bool { (a.time, a.node) < (b.time, b.node) }
     }
 }
