@@ -31,9 +31,10 @@ public struct AppliedStream: Sendable, Equatable, Codable {
     /// back before this one: a client reports its streams' Props in the
     /// order it got the commands, so this one was lost and is sent again
     /// without waiting for the confirmation timeout. `sentAgainEarly`: it
-    /// was, and until it is reported back only the timeout sends it again —
-    /// a stream that never reports our gain must not be sent it at every
-    /// step of its siblings' fades (docs/POLICY.md, "Lost commands").
+    /// was, and until it is reported back (or another gain is sent) only the
+    /// timeout sends it again — a stream that never reports our gain must
+    /// not be sent it at every step of its siblings' fades (docs/POLICY.md,
+    /// "Lost commands").
     /// Optional, like the fields below: journals written before them read
     /// as not.
     public var overtaken: Bool?
@@ -431,7 +432,9 @@ public struct ReconcilePlanner: Sendable {
     private func command(_ stream: inout AppliedStream, gain: Double, node: Graph.Node, now: Double,
                          rampMilliseconds: Int? = nil, always: Bool = false) -> [AgentAction] {
         let inFlight = !stream.confirmed
-        stream.sentAgainEarly = inFlight && (stream.overtaken == true || stream.sentAgainEarly == true) ? true : nil
+        // The same gain again while the last is unconfirmed: a resend.
+        let resent = inFlight && stream.commandedGain == gain
+        stream.sentAgainEarly = resent && (stream.overtaken == true || stream.sentAgainEarly == true) ? true : nil
         stream.overtaken = nil
         stream.commandedGain = gain
         stream.commandedAt = now
