@@ -13,7 +13,7 @@ extension TimingSensitiveSuites {
             let music = try scene.play("music")
             let game = try scene.play("ambient-game", role: nil, properties: "{ policy.category=ambient }")
             defer { music.stop(); game.stop() }
-            #expect(scene.client.wait { _ in scene.polledStatus("ambient-game")?.category == "ambient" })
+            #expect(scene.waitForStatus("ambient-game") { $0.category == "ambient" })
             scene.client.pump(0.7)
             #expect(scene.waitForSinks("music", ["speakers"]) && scene.waitForSinks("ambient-game", ["speakers"]),
                     "\(scene.describe(["music", "ambient-game"]))")
@@ -29,7 +29,7 @@ extension TimingSensitiveSuites {
             let game = try scene.play("game", role: "Game")
             let held = scene.client.wait { _ in scene.sinks(of: "music").isEmpty && scene.volume("music") == 0 }
             #expect(held, "music should be held: \(scene.describe(["music", "game"]))")
-            #expect(scene.client.wait { _ in scene.polledStatus("music")?.hold?.kind == "interrupted" })
+            #expect(scene.waitForStatus("music") { $0.hold?.kind == "interrupted" })
             #expect(try scene.status("music").hold?.resumable == false)
             #expect(scene.sinks(of: "game") == ["speakers"] && scene.volume("game") == 1)
             scene.expectUserVolumesKept()
@@ -51,7 +51,7 @@ extension TimingSensitiveSuites {
                                         properties: "{ policy.category=playback policy.options=[ duck-others ] }", target: "headphones")
             #expect(scene.waitForSinks("prompt", ["headphones"]))
             #expect(scene.waitForVolume("music", 0.2), "\(scene.describe(["music", "prompt"]))")
-            #expect(scene.client.wait { _ in scene.polledStatus("music")?.duckedBy.first?.app != nil })
+            #expect(scene.waitForStatus("music") { $0.duckedBy.first?.app != nil })
             let during = try Audio.recordRMS(sandbox: scene.sandbox, sink: "speakers", seconds: 1.0, pumping: scene.client)
             #expect(before > 0.1, "music RMS before the prompt: \(before)")
             #expect(abs(during / before - 0.2) <= 0.02, "RMS ratio \(during / before) (before \(before), during \(during))")
@@ -73,7 +73,7 @@ extension TimingSensitiveSuites {
                                                 "--playback-props={ media.role=Communication target.object=headphones }"])
             let held = scene.client.wait { _ in scene.sinks(of: "music").isEmpty && scene.volume("music") == 0 }
             #expect(held, "music should be held during the call: \(scene.describe(["music"]))\n\(scene.log)")
-            #expect(scene.client.wait { _ in scene.polledStatus("music").map { $0.hold?.kind == "interrupted" && $0.hold?.resumable == true } == true })
+            #expect(scene.waitForStatus("music") { $0.hold?.kind == "interrupted" && $0.hold?.resumable == true })
             scene.client.pump(2.0)
             scene.expectUserVolumesKept()
             call.stop()
@@ -96,7 +96,7 @@ extension TimingSensitiveSuites {
             #expect(on.status == 0, "\(on.stderr)")
             #expect(scene.waitForVolume("game", 0) && scene.waitForVolume("ping", 0), "\(scene.describe(["game", "ping"]))")
             #expect(scene.volume("music") == 1)
-            #expect(scene.client.wait { _ in scene.polledStatus("game")?.silenced == true })
+            #expect(scene.waitForStatus("game") { $0.silenced })
             scene.expectUserVolumesKept()
             let off = try scene.cli(["silent", "off"])
             #expect(off.status == 0)
@@ -146,7 +146,7 @@ extension TimingSensitiveSuites {
             #expect(scene.waitUntilAgentSees("music", runningOn: "headphones"), "\(scene.describe(["music"]))")
             let unplugFrame = try Audio.framesWritten(toWAV: monitor)
             try scene.sandbox.run(["pw-cli", "destroy", String(headphones.id)])
-            let held = scene.client.wait { _ in scene.polledStatus("music")?.hold?.kind == "route-lost" }
+            let held = scene.waitForStatus("music") { $0.hold?.kind == "route-lost" }
             #expect(held, "\(scene.describe(["music"]))\n\(scene.log)")
             scene.client.pump(1.0)
             recorder.stop(signal: SIGINT)
@@ -171,7 +171,7 @@ extension TimingSensitiveSuites {
             // works"). Seen once in six runs as a one-shot check.
             #expect(scene.client.wait { _ in scene.sinks(of: "music").isEmpty && scene.volume("music") == 0 },
                     "\(scene.describe(["music"]))")
-            #expect(scene.client.wait { _ in scene.polledStatus("music")?.hold?.output == "headphones" })
+            #expect(scene.waitForStatus("music") { $0.hold?.output == "headphones" })
             scene.expectUserVolumesKept()
 
             let resume = try scene.cli(["resume", String(try #require(scene.stream("music")).id)])
@@ -205,7 +205,7 @@ extension TimingSensitiveSuites {
             let switched = scene.client.wait { card.routes(in: $0) == [DeviceRouteTests.speaker(.unknown)] }
             let switchFrame = try Audio.framesWritten(toWAV: monitor)
             #expect(switched, "WirePlumber did not switch to the speakers: \(card.routes(in: scene.client.graph))\n\(card.lines)")
-            let held = scene.client.wait { _ in scene.polledStatus("music")?.hold?.kind == "route-lost" }
+            let held = scene.waitForStatus("music") { $0.hold?.kind == "route-lost" }
             #expect(held, "\(scene.describe(["music"]))\n\(scene.log.suffix(3000))")
             scene.client.pump(1.0)
             recorder.stop(signal: SIGINT)
@@ -226,7 +226,7 @@ extension TimingSensitiveSuites {
             #expect(try Audio.framesWritten(toWAV: monitor) - switchFrame >= 24_000, "the recording ended too soon after the switch")
             #expect(scene.client.wait { _ in scene.sinks(of: "music").isEmpty && scene.volume("music") == 0 },
                     "\(scene.describe(["music"]))")
-            #expect(scene.client.wait { _ in scene.polledStatus("music")?.hold?.output == card.sinkName })
+            #expect(scene.waitForStatus("music") { $0.hold?.output == card.sinkName })
             let explain = try scene.cli(["explain", String(try #require(scene.stream("music")).id)])
             #expect(explain.stdout.contains("old-device-unavailable"), "explain: \(explain.stdout)\(explain.stderr)")
 
@@ -251,7 +251,7 @@ extension TimingSensitiveSuites {
             #expect(scene.waitUntilAgentSees("music", runningOn: card.sinkName), "\(scene.describe(["music"]))")
             #expect(card.send("hold-routes", pumping: scene.client))
             #expect(card.send("unplug-headphones", pumping: scene.client))
-            let held = scene.client.wait { _ in scene.polledStatus("music")?.hold?.kind == "route-lost" }
+            let held = scene.waitForStatus("music") { $0.hold?.kind == "route-lost" }
             #expect(held, "\(scene.describe(["music"]))\n\(scene.log.suffix(2000))")
             // Still on the headphones port, which the card reports unplugged
             // (once this test's own mirror has caught up with the agent's).
@@ -331,7 +331,7 @@ extension TimingSensitiveSuites {
             let music = try scene.play("music")
             let unknown = try scene.play("unknown", role: "")
             defer { music.stop(); unknown.stop() }
-            #expect(scene.client.wait { _ in scene.polledStatus("unknown")?.source == "default" }, "\(String(describing: scene.polledStatus("unknown")))")
+            #expect(scene.waitForStatus("unknown") { $0.source == "default" }, "\(String(describing: scene.polledStatus("unknown")))")
             scene.client.pump(0.7)
             #expect(scene.sinks(of: "unknown") == ["speakers"] && scene.volume("unknown") == 1)
             #expect(scene.sinks(of: "music") == ["speakers"] && scene.volume("music") == 1)

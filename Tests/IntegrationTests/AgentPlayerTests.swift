@@ -42,7 +42,7 @@ extension TimingSensitiveSuites {
             #expect(players.hasPrefix("not watched: no session bus at unix:path=/nonexistent/bus"), "status says: \(players)")
             let music = try scene.sandbox.play(tone: scene.tone, as: "music", role: "Music")
             defer { music.stop() }
-            #expect(scene.client.wait { _ in scene.polledStatus("music")?.category == "playback" },
+            #expect(scene.waitForStatus("music") { $0.category == "playback" },
                     "the agent still classifies streams")
             #expect(scene.log.components(separatedBy: "no session bus").count - 1 == 1, "said once; log:\n\(scene.log)")
         }

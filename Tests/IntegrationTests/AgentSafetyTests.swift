@@ -65,7 +65,7 @@ extension TimingSensitiveSuites {
             let game = try scene.play("music")
             defer { game.stop() }
             // pw-play's stream is ambient now (the app override), and silent mode silences it.
-            #expect(scene.client.wait { _ in scene.polledStatus("music")?.category == "ambient" }, "\(String(describing: scene.polledStatus("music")))")
+            #expect(scene.waitForStatus("music") { $0.category == "ambient" }, "\(String(describing: scene.polledStatus("music")))")
             #expect(scene.waitForVolume("music", 0), "\(scene.describe(["music"]))")
         }
 
@@ -74,9 +74,9 @@ extension TimingSensitiveSuites {
             let music = try scene.play("music")
             defer { music.stop() }
             let id = try #require(scene.stream("music")?.id)
-            #expect(scene.client.wait { _ in scene.polledStatus("music")?.category == "playback" })
+            #expect(scene.waitForStatus("music") { $0.category == "playback" })
             try scene.sandbox.run(["pw-metadata", "-n", "pw-policy", String(id), "policy.category", "ambient", "Spa:String"])
-            #expect(scene.client.wait { _ in scene.polledStatus("music")?.category == "ambient" })
+            #expect(scene.waitForStatus("music") { $0.category == "ambient" })
             let junk = String(repeating: "\u{1}x", count: 5000)
             let write = try scene.sandbox.run(["pw-metadata", "-n", "pw-policy", String(id), "policy.category", junk])
             #expect(write.status == 0, "pw-metadata: \(write.stderr)")

@@ -16,7 +16,7 @@ struct CLIWithAgentTests {
         let scene = try AgentScene()
         let music = try scene.play("music", properties: "{ application.name=Spotify }")
         defer { music.stop() }
-        #expect(scene.client.wait { _ in scene.polledStatus("music")?.category == "playback" })
+        #expect(scene.waitForStatus("music") { $0.category == "playback" })
         let id = try #require(scene.stream("music")?.id)
         let pid = try #require(scene.agent?.pid)
 
@@ -47,7 +47,7 @@ struct CLIWithAgentTests {
         let prompt = try scene.play("prompt", role: nil, properties: Self.duckingPrompt, target: "headphones")
         defer { prompt.stop() }
         #expect(scene.waitForVolume("music", 0.2), "\(scene.describe(["music", "prompt"]))")
-        #expect(scene.client.wait { _ in scene.polledStatus("music")?.duckedBy.map(\.app) == ["Maps"] })
+        #expect(scene.waitForStatus("music") { $0.duckedBy.map(\.app) == ["Maps"] })
         let id = try #require(scene.stream("music")?.id)
 
         let status = try scene.cli(["status"])
@@ -80,7 +80,7 @@ struct CLIWithAgentTests {
 
         prompt.stop()
         #expect(scene.waitForVolume("music", 1), "\(scene.describe(["music"]))")
-        #expect(scene.client.wait { _ in scene.polledStatus("music")?.duckedBy.isEmpty == true })
+        #expect(scene.waitForStatus("music") { $0.duckedBy.isEmpty })
         let after = try #require(streamLine(id, in: try scene.cli(["status"]).stdout))
         #expect(!after.hasSuffix("]"), "line: \(after)")
     }
@@ -94,7 +94,7 @@ struct CLIWithAgentTests {
         defer { game.stop() }
         #expect(scene.client.wait { _ in scene.sinks(of: "music").isEmpty && scene.volume("music") == 0 },
                 "\(scene.describe(["music", "game"]))")
-        #expect(scene.client.wait { _ in scene.polledStatus("music")?.hold?.kind == "interrupted" })
+        #expect(scene.waitForStatus("music") { $0.hold?.kind == "interrupted" })
         let id = try #require(scene.stream("music")?.id)
 
         let line = try #require(streamLine(id, in: try scene.cli(["status"]).stdout))
@@ -104,7 +104,7 @@ struct CLIWithAgentTests {
 
         game.stop()
         #expect(scene.waitForSinks("music", ["speakers"]) && scene.waitForVolume("music", 1), "\(scene.describe(["music"]))")
-        #expect(scene.client.wait { _ in scene.polledStatus("music").map { $0.hold == nil } == true })
+        #expect(scene.waitForStatus("music") { $0.hold == nil })
         let after = try #require(streamLine(id, in: try scene.cli(["status"]).stdout))
         #expect(!after.hasSuffix("]"), "line: \(after)")
     }
@@ -119,7 +119,7 @@ struct CLIWithAgentTests {
         defer { call.stop() }
         #expect(scene.client.wait { _ in scene.sinks(of: "music").isEmpty && scene.volume("music") == 0 },
                 "\(scene.describe(["music"]))\n\(scene.log)")
-        #expect(scene.client.wait { _ in scene.polledStatus("music")?.hold?.resumable == true })
+        #expect(scene.waitForStatus("music") { $0.hold?.resumable == true })
         let id = try #require(scene.stream("music")?.id)
 
         let objects = try CLI.jsonArray(try scene.cli(["status", "--json"]).stdout)
@@ -138,7 +138,7 @@ struct CLIWithAgentTests {
         let music = try scene.play("music", properties: "{ application.name=Spotify }")
         let game = try scene.play("game", role: nil, properties: "{ application.name=Solitaire policy.category=ambient }")
         defer { music.stop(); game.stop() }
-        #expect(scene.client.wait { _ in scene.polledStatus("game")?.category == "ambient" })
+        #expect(scene.waitForStatus("game") { $0.category == "ambient" })
         let gameID = try #require(scene.stream("game")?.id), musicID = try #require(scene.stream("music")?.id)
         #expect(try scene.cli(["silent", "status"]).stdout == "silent mode: off\n")
 
@@ -146,7 +146,7 @@ struct CLIWithAgentTests {
         #expect(on.status == 0 && on.stdout == "silent mode: on\n", "stdout: \(on.stdout) stderr: \(on.stderr)")
         #expect(scene.waitForVolume("game", 0), "\(scene.describe(["game", "music"]))")
         #expect(scene.volume("music") == 1 && scene.sinks(of: "game") == ["speakers"], "\(scene.describe(["game", "music"]))")
-        #expect(scene.client.wait { _ in scene.polledStatus("game")?.silenced == true })
+        #expect(scene.waitForStatus("game") { $0.silenced })
         let status = try scene.cli(["status"])
         #expect(status.stdout.contains("Silent mode: on"))
         #expect(streamLine(gameID, in: status.stdout)?.hasSuffix("[SILENCED]") == true, "stdout: \(status.stdout)")
@@ -157,7 +157,7 @@ struct CLIWithAgentTests {
         let toggle = try scene.cli(["silent", "toggle"])
         #expect(toggle.stdout == "silent mode: off\n", "stdout: \(toggle.stdout) stderr: \(toggle.stderr)")
         #expect(scene.waitForVolume("game", 1), "\(scene.describe(["game"]))")
-        #expect(scene.client.wait { _ in scene.polledStatus("game")?.silenced == false })
+        #expect(scene.waitForStatus("game") { !$0.silenced })
         #expect(streamLine(gameID, in: try scene.cli(["status"]).stdout)?.hasSuffix("]") == false)
     }
 
@@ -169,7 +169,7 @@ struct CLIWithAgentTests {
         #expect(scene.waitUntilAgentSees("music", runningOn: "headphones"), "\(scene.describe(["music"]))")
         let headphones = try #require(scene.client.node(named: "headphones"))
         try scene.sandbox.run(["pw-cli", "destroy", String(headphones.id)])
-        #expect(scene.client.wait { _ in scene.polledStatus("music")?.hold?.kind == "route-lost" }, "\(scene.describe(["music"]))")
+        #expect(scene.waitForStatus("music") { $0.hold?.kind == "route-lost" }, "\(scene.describe(["music"]))")
         #expect(scene.client.wait { _ in scene.sinks(of: "music").isEmpty && scene.volume("music") == 0 },
                 "\(scene.describe(["music"]))")
         let id = try #require(scene.stream("music")?.id)
@@ -199,7 +199,7 @@ struct CLIWithAgentTests {
         let music = try scene.play("music", properties: "{ application.name=Spotify }")
         let game = try scene.play("game", role: nil, properties: "{ application.name=Solitaire policy.category=ambient }")
         defer { music.stop(); game.stop() }
-        #expect(scene.client.wait { _ in scene.polledStatus("game")?.source == "stream-properties" })
+        #expect(scene.waitForStatus("game") { $0.source == "stream-properties" })
         scene.client.pump(0.5)
         #expect(scene.volume("music") == 1, "ambient mixes: \(scene.describe(["music", "game"]))")
         let id = try #require(scene.stream("game")?.id)
@@ -267,7 +267,7 @@ struct CLIWithAgentTests {
                 "stdout: \(unset.stdout) stderr: \(unset.stderr)")
         #expect(try requests(subject: 0, in: scene)[AgentProtocol.appOverrideKey("org.gnome.Maps")] == nil)
         #expect(scene.waitForVolume("music", 1), "\(scene.describe(["music", "maps"]))")
-        #expect(scene.client.wait { _ in scene.polledStatus("maps")?.source == "default" })
+        #expect(scene.waitForStatus("maps") { $0.source == "default" })
         #expect(scene.sinks(of: "music") == ["speakers"])
     }
 
@@ -283,7 +283,7 @@ struct CLIWithAgentTests {
         let scene = try AgentScene()
         let music = try scene.play("music", properties: "{ application.name=Spotify }")
         defer { music.stop() }
-        #expect(scene.client.wait { _ in scene.polledStatus("music")?.category == "playback" })
+        #expect(scene.waitForStatus("music") { $0.category == "playback" })
         let id = try #require(scene.stream("music")?.id)
         let before = try requests(subject: 0, in: scene)
 

@@ -62,9 +62,9 @@ extension TimingSensitiveSuites {
             // streams its predecessor set up: only the apps reopening them would
             // play again), and the prompt still ducks it.
             #expect(abs((scene.volume("game") ?? 0) - 0.2) < 0.01, "\(scene.describe(["game"]))")
-            #expect(scene.client.wait { _ in scene.polledStatus("game").map { $0.hold == nil } == true })
+            #expect(scene.waitForStatus("game") { $0.hold == nil })
             #expect(scene.agent?.isRunning == true, "the agent died:\n\(scene.log)")
-            #expect(scene.client.wait { _ in scene.polledStatus("player")?.hold != nil })
+            #expect(scene.waitForStatus("player") { $0.hold != nil })
             return true
         }
 
@@ -178,7 +178,7 @@ extension TimingSensitiveSuites {
             let music = try scene.play("music")
             defer { music.stop() }
             let id = try #require(scene.stream("music")?.id)
-            #expect(scene.client.wait { _ in scene.polledStatus("music")?.category == "playback" })
+            #expect(scene.waitForStatus("music") { $0.category == "playback" })
 
             let sandboxed = try TestClient(sandbox: scene.sandbox, properties: ["pipewire.client.access": "restricted"])
             // WirePlumber gives it read and execute permissions on everything.

@@ -131,6 +131,12 @@ final class AgentScene {
         return try? JSONDecoder().decode(StreamStatus.self, from: Data(json.utf8))
     }
 
+    /// Waits until the stream's published status satisfies `condition`.
+    @discardableResult
+    func waitForStatus(_ name: String, timeout: Double = 5, _ condition: (StreamStatus) -> Bool) -> Bool {
+        client.wait(timeout: timeout) { _ in self.polledStatus(name).map(condition) ?? false }
+    }
+
     /// Waits until the stream's policy gain (Props volume) is `gain`.
     @discardableResult
     func waitForVolume(_ name: String, _ gain: Float, timeout: Double = 5) -> Bool {
