@@ -111,6 +111,39 @@ import Foundation
         #expect(harness.volume(10) == 1)
     }
 
+    /// A client working through hundreds of commands may begin a ramp late,
+    /// and report a point part-way along it: the ramp began by then, so a
+    /// plain `volume` waits until a ramp's length after that report.
+    @Test func aRampReportedPartWayRunsUntilALengthAfterTheReport() throws {
+        var harness = Self.harness(clientVersion: "1.4.2")
+        harness.run([10: gain(0.2)], daemonApplies: false)
+        let length = try #require(harness.applied[10]?.rampLength)
+        let sentUntil = try #require(harness.applied[10]?.rampRunsUntil)
+        harness.now += 0.117
+        harness.graph.nodes[10]?.volume = 0.9338667
+        let reported = harness.run([10: gain(0.2)], daemonApplies: false)
+        let until = harness.now + length + harness.planner.pacing.rampSettle
+        #expect(reported.actions.isEmpty)
+        #expect(harness.applied[10]?.rampRunsUntil == until, "not \(sentUntil)")
+        #expect(reported.nextTick == until)
+        // Once: the same report seen again later pushes it no further.
+        harness.now += 0.05
+        harness.run([10: gain(0.2)], daemonApplies: false)
+        #expect(harness.applied[10]?.rampRunsUntil == until)
+    }
+
+    @Test(arguments: [false, true])
+    func aRampNotReportedYetOrReportedAtItsTargetRunsAsSent(_ reported: Bool) throws {
+        var harness = Self.harness(clientVersion: "1.4.2")
+        harness.run([10: gain(0.2)], daemonApplies: false)
+        let sentUntil = try #require(harness.applied[10]?.rampRunsUntil)
+        let target = try #require(harness.applied[10]?.commandedGain)
+        harness.now += 0.117
+        harness.graph.nodes[10]?.volume = reported ? Float(target) : 1
+        harness.run([10: gain(0.2)], daemonApplies: false)
+        #expect(harness.applied[10]?.rampRunsUntil == sentUntil)
+    }
+
     /// A ramp advances only while its stream runs: a stream that stops
     /// mid-ramp keeps it pending, however long it stays stopped.
     @Test func aStreamThatStopsMidRampPushesTheRampsEndOut() throws {

@@ -59,6 +59,10 @@ public struct AppliedStream: Sendable, Equatable, Codable {
     public var rampRunsUntil: Double?
     public var rampLength: Double?
     public var landing: Double?
+    /// Where that ramp started, until the stream reports a point part-way
+    /// along it: the client had begun it by then (docs/POLICY.md, "Lost
+    /// commands").
+    public var rampFrom: Double?
 
     public init(serial: UInt64?, commandedGain: Double? = nil, commandedAt: Double = 0, confirmed: Bool = true,
                 held: Bool = false, ramp: GainRamp? = nil, routedTo: UInt64? = nil) {
@@ -335,6 +339,7 @@ public struct ReconcilePlanner: Sendable {
                 : command(&stream, gain: ramp.to, node: node, now: now)
         }
         if rampsNatively(node, graph: graph) {
+            let from = stream.commandedGain ?? node.volume.map(Double.init)
             let length = pacing.segments(duration: ramp.duration, fading: fading).length
             // The last piece takes the rest rather than leave a sliver.
             let end = ramp.end - now < length * 1.5 ? ramp.end : now + length
@@ -349,6 +354,7 @@ public struct ReconcilePlanner: Sendable {
             if !sent.isEmpty {
                 stream.rampLength = end - now
                 stream.rampRunsUntil = end + pacing.rampSettle
+                stream.rampFrom = from
             }
             return sent
         }
@@ -368,12 +374,22 @@ public struct ReconcilePlanner: Sendable {
                                   now: Double) -> (running: Bool, actions: [AgentAction]) {
         guard var until = stream.rampRunsUntil else { return (false, []) }
         if node.state != .running { until = max(until, now + (stream.rampLength ?? 0) + pacing.rampSettle) }
+        // Reported part-way (neither where it started nor its target): the
+        // client began the ramp by now, later than it was sent when it works
+        // through hundreds of commands, and a plain `volume` sent before the
+        // ramp's end would be overwritten unreported.
+        if let from = stream.rampFrom, let volume = node.volume, !stream.confirmed,
+           !Self.reports(volume, from), !Self.reports(volume, stream.commandedGain ?? from) {
+            until = max(until, now + (stream.rampLength ?? 0) + pacing.rampSettle)
+            stream.rampFrom = nil
+        }
         if now < until {
             stream.rampRunsUntil = until
             return (true, [])
         }
         stream.rampRunsUntil = nil
         stream.rampLength = nil
+        stream.rampFrom = nil
         guard let landing = stream.landing else { return (false, []) }
         stream.landing = nil
         return (false, command(&stream, gain: landing, node: node, now: now, always: true))
@@ -436,6 +452,7 @@ public struct ReconcilePlanner: Sendable {
         let resent = inFlight && stream.commandedGain == gain
         stream.sentAgainEarly = resent && (stream.overtaken == true || stream.sentAgainEarly == true) ? true : nil
         stream.overtaken = nil
+        stream.rampFrom = nil  // a ramp sets it once sent
         stream.commandedGain = gain
         stream.commandedAt = now
         stream.confirmed = !always && !inFlight && !observedDiffers(node, from: gain)
