@@ -111,35 +111,6 @@ import Foundation
         #expect(harness.volume(10) == 1)
     }
 
-    /// Two streams of one client with native ramps, ducked by one ramp each
-    /// that the daemon does not report: stream 11 (sent after 10) reports
-    /// its target, stream 10 a point part-way along its ramp or nothing.
-    /// Part-way, its ramp arrived: not lost, left to the timeout (a plain
-    /// `volume` sent soon after would be overwritten by the ramp still
-    /// running in a starved client). Nothing: lost, sent again early.
-    @Test(arguments: [true, false])
-    func aRampReportedPartWayIsNotTakenForLost(_ partWay: Bool) throws {
-        var harness = PlannerHarness.standard()
-        harness.planner.pacing.mostSegments = 1
-        harness.graph.clients[90] = Graph.Client(id: 90, props: ["core.version": "1.4.2"])
-        harness.graph.nodes[10]?.props["client.id"] = "90"
-        harness.addStream(11, props: ["client.id": "90"])
-        harness.run([10: gain(1), 11: gain(1)])
-        harness.now = 200
-        let ducked: [UInt32: StreamDecision] = [10: gain(0.2), 11: gain(0.2)]
-        let sent = harness.run(ducked, daemonApplies: false)
-        #expect(sent.actions == [.rampGain(node: 10, gain: 0.2, milliseconds: 200),
-                                 .rampGain(node: 11, gain: 0.2, milliseconds: 200)])
-        harness.graph.nodes[11]?.volume = 0.2
-        if partWay { harness.graph.nodes[10]?.volume = 0.9338667 }
-        harness.now = try #require(harness.applied[10]?.rampRunsUntil) + 0.01
-        let early = harness.run(ducked, daemonApplies: false)
-        #expect(early.actions == (partWay ? [] : [.setGain(node: 10, gain: 0.2)]))
-        harness.now = 201
-        let late = harness.run(ducked, daemonApplies: false)
-        #expect(late.actions == (partWay ? [.setGain(node: 10, gain: 0.2)] : []), "at the timeout")
-    }
-
     /// A ramp advances only while its stream runs: a stream that stops
     /// mid-ramp keeps it pending, however long it stays stopped.
     @Test func aStreamThatStopsMidRampPushesTheRampsEndOut() throws {

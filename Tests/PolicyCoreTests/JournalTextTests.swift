@@ -14,7 +14,6 @@ import Testing
         stream.suspendedAt = 4.125
         stream.rampRunsUntil = 4.5
         stream.rampLength = 0.2
-        stream.rampFrom = 0.75
         stream.landing = 1
         stream.overtaken = true
         stream.sentAgainEarly = true

@@ -95,7 +95,6 @@ enum JournalText {
                 nested.number("to", ramp.to)
             }
         }
-        members.number("rampFrom", stream.rampFrom)
         members.number("rampLength", stream.rampLength)
         members.number("rampRunsUntil", stream.rampRunsUntil)
         members.integer("routedTo", stream.routedTo)

@@ -59,11 +59,6 @@ public struct AppliedStream: Sendable, Equatable, Codable {
     public var rampRunsUntil: Double?
     public var rampLength: Double?
     public var landing: Double?
-    /// Where the native ramp last sent started, until another gain is sent:
-    /// a report neither there nor at its target is a point part-way along
-    /// it, so the ramp arrived and is not lost (docs/POLICY.md, "Lost
-    /// commands").
-    public var rampFrom: Double?
 
     public init(serial: UInt64?, commandedGain: Double? = nil, commandedAt: Double = 0, confirmed: Bool = true,
                 held: Bool = false, ramp: GainRamp? = nil, routedTo: UInt64? = nil) {
@@ -340,7 +335,6 @@ public struct ReconcilePlanner: Sendable {
                 : command(&stream, gain: ramp.to, node: node, now: now)
         }
         if rampsNatively(node, graph: graph) {
-            let from = stream.commandedGain ?? node.volume.map(Double.init)
             let length = pacing.segments(duration: ramp.duration, fading: fading).length
             // The last piece takes the rest rather than leave a sliver.
             let end = ramp.end - now < length * 1.5 ? ramp.end : now + length
@@ -355,7 +349,6 @@ public struct ReconcilePlanner: Sendable {
             if !sent.isEmpty {
                 stream.rampLength = end - now
                 stream.rampRunsUntil = end + pacing.rampSettle
-                stream.rampFrom = from
             }
             return sent
         }
@@ -443,7 +436,6 @@ public struct ReconcilePlanner: Sendable {
         let resent = inFlight && stream.commandedGain == gain
         stream.sentAgainEarly = resent && (stream.overtaken == true || stream.sentAgainEarly == true) ? true : nil
         stream.overtaken = nil
-        stream.rampFrom = nil  // a ramp sets it once sent
         stream.commandedGain = gain
         stream.commandedAt = now
         stream.confirmed = !always && !inFlight && !observedDiffers(node, from: gain)
@@ -520,28 +512,14 @@ public struct ReconcilePlanner: Sendable {
                 applied[id]?.confirmed = true
                 applied[id]?.overtaken = nil
                 applied[id]?.sentAgainEarly = nil
-                applied[id]?.rampFrom = nil
                 if let client = node.clientID { lastReported[client] = max(lastReported[client] ?? order, order) }
-            } else if let client = node.clientID, stream.sentAgainEarly != true,
-                      !reportedPartWay(stream, volume: node.volume) {
+            } else if let client = node.clientID, stream.sentAgainEarly != true {
                 waiting.append((id, client, order))
             }
         }
         for command in waiting where lastReported[command.client].map({ command.order < $0 }) == true {
             applied[command.id]?.overtaken = true
         }
-    }
-
-    /// Whether the stream reports a point along the native ramp we sent it,
-    /// neither its start nor its target: the ramp arrived. A client whose
-    /// streams are starved of CPU runs a ramp slower than the clock, and a
-    /// plain `volume` sent again soon after the ramp's length was overwritten
-    /// by the ramp still running, unreported, in 7 of 8 such cases beside
-    /// 500 streams (docs/PERFORMANCE.md, "Lost gains on 1.4.2"): it is left
-    /// to the confirmation timeout.
-    static func reportedPartWay(_ stream: AppliedStream, volume: Float?) -> Bool {
-        guard let from = stream.rampFrom, let volume, let commanded = stream.commandedGain else { return false }
-        return !reports(volume, from) && !reports(volume, commanded)
     }
 
     /// Where a command stands in the order the agent sent them.
