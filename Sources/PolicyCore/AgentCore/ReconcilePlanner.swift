@@ -34,9 +34,7 @@ public struct AppliedStream: Sendable, Equatable, Codable {
     /// was, and until it is reported back (or another gain is sent) only the
     /// timeout sends it again — a stream that never reports our gain must
     /// not be sent it at every step of its siblings' fades (docs/POLICY.md,
-    /// "Lost commands").
-    /// Optional, like the fields below: journals written before them read
-    /// as not.
+    /// "Lost commands"). Optional: journals written before them read as not.
     public var overtaken: Bool?
     public var sentAgainEarly: Bool?
     /// We unlinked it (a hold); it must be relinked when released.
