@@ -48,7 +48,12 @@ public final class Connection {
         self.loop = loop
         let remoteName = remote ?? Connection.defaultRemote(environment: currentEnvironment())
         self.remote = remoteName
-        let context = try Connection.newContext(loop: loop, remote: remoteName)
+        let context = withDictionary(Connection.contextProperties) { props in
+            pw_context_new(loop.pwLoop, pw_properties_new_dict(props), 0)
+        }
+        guard let context else {
+            throw .unavailable(remote: remoteName, reason: "cannot create a PipeWire context")
+        }
         self.clientProperties = Connection.clientProperties(remote: remoteName, applicationName: applicationName, extra: properties)
         guard let core = Connection.connect(context, properties: clientProperties) else {
             let reason = String(cString: strerror(errno))
@@ -60,37 +65,16 @@ public final class Connection {
         installCoreListener(on: core, hook: coreHook)
     }
 
-    /// A context created without a config file (client.conf), with the
-    /// modules it needs loaded by hand: the native protocol, and the metadata
-    /// interface we bind and export. client.conf would also load the
-    /// realtime, client-node, adapter, client-device and session-manager
-    /// modules, which a client with no streams and no devices never uses and
-    /// whose pages count in its memory (docs/PERFORMANCE.md, "The agent's
-    /// memory"). A libpipewire older than `quietContextWithoutConfigSince`
-    /// warns on stderr about such a context, on every command: there it
-    /// reads client.conf. A config named in `PIPEWIRE_CONFIG_NAME` still
-    /// wins; a module it loaded already is not loaded again.
-    private static func newContext(loop: EventLoop, remote: String) throws(ConnectionError) -> OpaquePointer {
-        let withoutConfig = SemanticVersion(parsing: PipeWireLibrary.linkedVersion)
-            .map { $0 >= PipeWireLibrary.quietContextWithoutConfigSince } ?? false
-        let properties = withoutConfig ? ["config.name": "null", "context.modules.allow-empty": "true"] : [:]
-        let context = withDictionary(properties) { props in
-            pw_context_new(loop.pwLoop, pw_properties_new_dict(props), 0)
-        }
-        guard let context else {
-            throw .unavailable(remote: remote, reason: "cannot create a PipeWire context")
-        }
-        let modules = [
-            ("libpipewire-module-protocol-native", pw_context_find_protocol(context, InterfaceType.nativeProtocol) != nil),
-            ("libpipewire-module-metadata", pw_context_find_export_type(context, InterfaceType.metadata) != nil),
-        ]
-        for (module, loaded) in modules where !loaded && pw_context_load_module(context, module, nil, nil) == nil {
-            let reason = String(cString: strerror(errno))
-            pw_context_destroy(context)
-            throw .unavailable(remote: remote, reason: "cannot load \(module): \(reason)")
-        }
-        return context
-    }
+    /// The modules of client.conf a client with no streams and no devices
+    /// never uses, turned off by the conditions client.conf puts on them
+    /// (PipeWire 1.x; 0.3.65's loads them all): only the native protocol
+    /// and metadata stay. Their pages counted in the agent's memory
+    /// (docs/PERFORMANCE.md, "The agent's memory"); the user's client.conf.d
+    /// is read as before.
+    static let contextProperties = [
+        "module.rt": "false", "module.client-node": "false", "module.client-device": "false",
+        "module.adapter": "false", "module.session-manager": "false",
+    ]
 
     private let clientProperties: [String: String]
     private var exportCore: (core: OpaquePointer, hook: Hook)?

@@ -13,10 +13,6 @@ public enum PipeWireLibrary {
         String(cString: pw_get_library_version())
     }
 
-    /// The first libpipewire that creates a context with no modules from a
-    /// config file without a warning (`context.modules.allow-empty`).
-    static let quietContextWithoutConfigSince = SemanticVersion(1, 0, 5)
-
     /// The version of the headers this binary was compiled against.
     public static var compiledVersion: String {
         String(cString: cpw_get_headers_version())
@@ -41,8 +37,6 @@ enum InterfaceType {
     static let client = "PipeWire:Interface:Client"
     static let device = "PipeWire:Interface:Device"
     static let metadata = "PipeWire:Interface:Metadata"
-    /// The native protocol (`PW_TYPE_INFO_PROTOCOL_Native`).
-    static let nativeProtocol = "PipeWire:Protocol:Native"
     /// All the interfaces we bind are at version 3 in 0.3.65.
     static let version: UInt32 = 3
 }
