@@ -21,7 +21,7 @@ struct TestStream {
     var exempt = false
     var preferredTarget: TargetPreference?
     /// Streams of one app and category form one session.
-    var session: SessionKey { SessionKey("\(app):\(category.rawValue)") }
+    var session: SessionKey { SessionKey("\(app)/\(category.rawValue)") }
 
     var classification: Classification {
         Classification(category: category, options: options, mode: mode, exempt: exempt, source: .rule,
@@ -42,6 +42,8 @@ enum Expect: Equatable {
     case interrupted(by: String, resumable: Bool)
     case waiting(for: String)
     case routeLost(String)
+    /// Not playing, waiting at this gain: what it would meet if it started.
+    case standby(Double)
 }
 
 /// An event, with streams named as in the table.
@@ -172,6 +174,7 @@ struct Scenario {
             case .waiting(let by):
                 wanted = (held, .waiting(for: self.stream(by).session, app: self.stream(by).app), false)
             case .routeLost(let output): wanted = (0, .routeLost(output: output), false)
+            case .standby(let gain): wanted = (gain, nil, false)
             }
             #expect(actual.gain == wanted.gain, "step \(number): gain of \(name)", sourceLocation: sourceLocation)
             #expect(actual.hold == wanted.hold, "step \(number): hold of \(name)", sourceLocation: sourceLocation)
@@ -528,6 +531,96 @@ struct Scenario {
                          .interruptionEnded("music", shouldResume: false)]),
             .at(3, running: []),
             .at(4, running: [], expect: ["music": .routeLost("Headphones")], events: []),
+        ])
+    }
+
+    // MARK: inactive sessions wait at the gain they would get
+
+    /// An alert that opens while a recording runs is at gain 0 before it
+    /// plays its first sample; then silenced as it runs; back to 1 once the
+    /// recording is over. Nothing is reported for a session that never ran.
+    @Test func streamsThatOpenDuringARecordingWaitSilenced() {
+        Scenario(streams: [Self.recorder, Self.notification, Self.music]).run([
+            .at(0, running: ["recorder"], expect: ["notification": .standby(0), "music": .plays], events: []),
+            .at(1, running: ["recorder", "notification"], expect: ["notification": .silenced],
+                events: [.silenced("notification")]),
+            .at(1.1, running: ["recorder"], expect: ["notification": .silenced]),
+            // Past the debounce it is inactive again: it waits, silent, as before it ran.
+            .at(2, running: ["recorder"], expect: ["notification": .standby(0)], events: [.unsilenced("notification")]),
+            .at(3, running: [], expect: ["notification": .plays]),
+        ])
+    }
+
+    /// During a call, streams that do not play wait at gain 0: what starts
+    /// is held (hold-incoming) or silenced (an alert) from its first sample.
+    /// A prompt that ducks others waits at 0.2 for the music's sake.
+    @Test func streamsThatDoNotPlayWaitAtTheGainTheyWouldGet() {
+        Scenario(streams: [Self.callOut, Self.callIn, Self.music, Self.notification, Self.reader]).run([
+            .at(0, running: ["callOut", "callIn"],
+                expect: ["music": .standby(0), "notification": .standby(0), "reader": .plays], events: []),
+            .at(1, running: ["callOut", "callIn", "music"], expect: ["music": .waiting(for: "callOut")]),
+            .at(5, running: ["callOut", "callIn"], expect: ["music": .waiting(for: "callOut"), "notification": .standby(0)]),
+            .at(5.1, running: [], expect: ["music": .waiting(for: "callOut")]),
+            .atWakeup(expect: ["music": .plays, "notification": .plays]),
+        ])
+        Scenario(streams: [Self.prompt, Self.music, Self.game]).run([
+            .at(0, running: ["prompt"], expect: ["music": .standby(0.2), "game": .standby(0.2)], events: []),
+            .at(1, running: ["prompt", "music"], expect: ["music": .ducked(0.2)],
+                events: [.duckBegan("music", by: "prompt", level: 0.2)]),
+        ])
+        // Silent mode already silences what it silences, playing or not.
+        Scenario(streams: [Self.recorder, Self.notification]).run([
+            .at(0, running: ["recorder"], silent: true, expect: ["notification": .silenced]),
+        ])
+    }
+
+    @Test func anInactiveSessionsExplanationSaysWhatWouldHappenIfItStarted() throws {
+        let decisions = Scenario(streams: [Self.recorder, Self.notification]).run([.at(0, running: ["recorder"])])
+        let lines = try #require(decisions.first?.streams[Self.notification.id]?.explanation)
+        #expect(lines.count == 1)
+        #expect(lines.first?.hasPrefix("not playing; waits at gain 0: if it starts, it is silenced while \"Recorder\" is active (rule 3:") == true,
+                "\(lines)")
+    }
+
+    // MARK: one app never acts on itself
+
+    /// A web call whose page stops its microphone: its playback becomes
+    /// plain playback, a new session of the same app. Neither the call (in
+    /// its debounce) nor anything else of the app holds it; music of another
+    /// app that the call interrupted stays held by the browser's playback.
+    @Test func anAppsCallThatEndsDoesNotHoldItsOwnPlayback() {
+        let music = TestStream(name: "music", id: 10, app: "mpv", category: .playback)
+        let call = TestStream(name: "call", id: 40, app: "pid:7", category: .playAndRecord)
+        let mic = TestStream(name: "mic", id: 41, app: "pid:7", category: .playAndRecord, direction: .capture, output: nil)
+        let page = TestStream(name: "page", id: 42, app: "pid:7", category: .playback)
+        Scenario(streams: [music, call, mic, page]).run([
+            .at(0, running: ["music"], present: ["music"]),
+            .at(1, running: ["music", "call", "mic"], present: ["music", "call", "mic"],
+                expect: ["music": .interrupted(by: "call", resumable: true)]),
+            // The mic stops: the page's stream is now playback; the call lives on in its debounce.
+            .at(1.1, running: ["page"], present: ["music", "page"],
+                expect: ["page": .plays, "music": .interrupted(by: "call", resumable: true)], events: []),
+            // The call is over: the music is released, and the page, a newer
+            // non-mixable session of another app, interrupts it for good.
+            .atWakeup(running: ["page"], present: ["music", "page"],
+                      expect: ["page": .plays, "music": .interrupted(by: "page", resumable: false)]),
+        ])
+    }
+
+    /// A screen reader's two streams (another output module, a second
+    /// category) neither duck nor silence each other; other apps are ducked.
+    @Test func anAppNeverDucksOrSilencesItself() {
+        let speech = TestStream(name: "speech", id: 30, app: "pid:9", category: .playback, options: [.duckOthers])
+        let click = TestStream(name: "click", id: 31, app: "pid:9", category: .systemSound)
+        let own = TestStream(name: "own", id: 32, app: "pid:9", category: .ambient)
+        let recorder = TestStream(name: "rec", id: 33, app: "pid:9", category: .record, direction: .capture, output: nil)
+        Scenario(streams: [speech, click, own, Self.music]).run([
+            .at(0, running: ["speech", "own", "music"], expect: ["own": .plays, "music": .ducked(0.2)]),
+            .at(1, running: ["speech", "own", "click", "music"], expect: ["own": .plays, "click": .plays, "music": .ducked(0.2)]),
+        ])
+        Scenario(streams: [recorder, click, Self.notification]).run([
+            .at(0, running: ["rec"], expect: ["click": .plays, "notification": .standby(0)]),
+            .at(1, running: ["rec", "click", "notification"], expect: ["click": .plays, "notification": .silenced]),
         ])
     }
 

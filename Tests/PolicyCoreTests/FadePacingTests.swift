@@ -155,12 +155,24 @@ import Foundation
         #expect(harness.applied[10] == nil, "forgotten once restored")
     }
 
-    @Test(arguments: [("0.3.65" as String?, Graph.NodeState.running), (nil, .running), ("garbage", .running), ("1.4.2", .idle)])
-    func olderOrUnknownClientsAndStoppedStreamsAreStepped(_ version: String?, _ state: Graph.NodeState) {
-        var harness = Self.harness(clientVersion: version, state: state)
+    @Test(arguments: ["0.3.65" as String?, nil, "garbage"])
+    func olderOrUnknownClientsAreStepped(_ version: String?) {
+        var harness = Self.harness(clientVersion: version)
         let steps = harness.runUntilIdle([10: gain(0.2)])
         #expect(Self.ramps(steps).isEmpty)
         #expect(gains(steps, of: 10).count > 4)
+        #expect(harness.volume(10).map { abs($0 - 0.2) < 1e-6 } == true)
+    }
+
+    /// Nobody hears a stream that does not run: a fade would only cost
+    /// Props updates, and a stream that opens during a recording must be at
+    /// its gain before its first sample (docs/POLICY.md, "Inactive sessions").
+    @Test(arguments: [("1.4.2" as String?, Graph.NodeState.idle), ("0.3.65", .suspended)])
+    func streamsThatDoNotRunGoStraightToTheirGain(_ version: String?, _ state: Graph.NodeState) {
+        var harness = Self.harness(clientVersion: version, state: state)
+        let steps = harness.runUntilIdle([10: gain(0.2)])
+        #expect(Self.ramps(steps).isEmpty)
+        #expect(gains(steps, of: 10).map(\.gain) == [0.2])
         #expect(harness.volume(10).map { abs($0 - 0.2) < 1e-6 } == true)
     }
 

@@ -281,7 +281,10 @@ public struct ReconcilePlanner: Sendable {
             return stream.commandedGain == nil ? command(&stream, gain: target, node: node, now: now) : []
         }
         let duration = fadeDuration(target < current ? fadeDown : fadeUp, node: node, graph: graph, fading: fading)
-        if duration <= 0 {
+        // A stream that does not run is not heard: a fade would only cost
+        // Props updates, and one that opens during a recording must be at
+        // its gain before its first sample (docs/POLICY.md, "Inactive sessions").
+        if duration <= 0 || node.state != .running {
             stream.ramp = nil
             return command(&stream, gain: target, node: node, now: now)
         }

@@ -70,6 +70,9 @@ struct WorkingSession {
     var options: Set<PolicyOption>
     var mode: AudioMode
     var classCode: Int = 0
+    /// Its app instance (`SessionKey.app`), numbered: sessions of one app
+    /// never act on each other.
+    var app = 0
     var mixable = false
     /// Its category is silenced in silent mode.
     var silencedCategory = false
@@ -100,6 +103,10 @@ struct WorkingSession {
     var duckers: [Effect] = []
     var silencer: Effect?
     var silencedBySilentMode = false
+    /// For a session that is not active: what it would meet if it started
+    /// now, so that its streams wait at that gain and their first sample is
+    /// already right (docs/POLICY.md, "Inactive sessions").
+    var standby: Standby?
 
     var duckLevel: Double? { duckers.lazy.map(\.level).min() }
     var isSilenced: Bool { silencedBySilentMode || silencer != nil }
@@ -124,4 +131,14 @@ struct Effect {
     var by: Int
     var rule: Int
     var level: Double
+}
+
+/// What an inactive session would meet if it started now: made to wait
+/// (hold-incoming), silenced (silence-incoming) or ducked (duck-incoming)
+/// by `effect.by`. Its streams wait at `gain`, linked as they are.
+struct Standby {
+    enum Kind { case wait, silence, duck }
+    var kind: Kind
+    var effect: Effect
+    var gain: Double { kind == .duck ? effect.level : 0 }
 }

@@ -7,6 +7,16 @@ public struct SessionKey: Sendable, Hashable, Comparable, Codable, CodingKeyRepr
     public static func < (a: SessionKey, b: SessionKey) -> Bool { a.rawValue < b.rawValue }
     public var description: String { rawValue }
 
+    /// The app instance the session belongs to: session keys are
+    /// `<app instance>/<category>` (AppIdentity.sessionKey), so this is the
+    /// part before the last `/`, or the whole key when it has none. Sessions
+    /// of one app never hold, duck or silence each other (docs/POLICY.md,
+    /// "One app").
+    public var app: Substring {
+        guard let slash = rawValue.lastIndex(of: "/") else { return Substring(rawValue) }
+        return rawValue[..<slash]
+    }
+
     // A journal of EngineMemory then reads as a JSON object keyed by session.
     public var codingKey: any CodingKey { SessionCodingKey(stringValue: rawValue) }
     public init?<T: CodingKey>(codingKey: T) { self.init(codingKey.stringValue) }

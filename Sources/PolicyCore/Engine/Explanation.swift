@@ -27,6 +27,14 @@ extension DecisionRun {
             for ducker in sessions[index].duckers.prefix(Self.listedDuckers) {
                 effects.append(EffectLine(kind: .ducked, by: ducker.by, rule: ducker.rule, level: ducker.level))
             }
+            if let standby = sessions[index].standby {
+                let kind: EffectLine.Kind = switch standby.kind {
+                case .wait: .standbyWait
+                case .silence: .standbySilenced
+                case .duck: .standbyDucked
+                }
+                effects.append(EffectLine(kind: kind, by: standby.effect.by, rule: standby.effect.rule, level: standby.gain))
+            }
         }
         if effects.isEmpty { return Self.fullGainLines }
         let more = sessions[index].hold == nil ? max(0, sessions[index].duckers.count - Self.listedDuckers) : 0
@@ -63,6 +71,12 @@ extension DecisionRun {
             "silenced while \(appName(effect.by)) is active (\(ruleReference(effect.rule)))"
         case .ducked:
             "ducked to \(InteractionNotation.formatLevel(effect.level)) by \(appName(effect.by)) (\(ruleReference(effect.rule)))"
+        case .standbyWait:
+            "not playing; waits at gain 0: if it starts, it is held until \(appName(effect.by)) ends (\(ruleReference(effect.rule)))"
+        case .standbySilenced:
+            "not playing; waits at gain 0: if it starts, it is silenced while \(appName(effect.by)) is active (\(ruleReference(effect.rule)))"
+        case .standbyDucked:
+            "not playing; waits at gain \(InteractionNotation.formatLevel(effect.level)): if it starts, it is ducked by \(appName(effect.by)) (\(ruleReference(effect.rule)))"
         }
     }
 
@@ -104,7 +118,11 @@ struct ExplanationCache {
 
 /// One line's worth of effect: what, by which session, through which rule.
 struct EffectLine: Hashable {
-    enum Kind: Hashable { case waiting, interruptedResumable, interrupted, silentMode, silenced, ducked }
+    enum Kind: Hashable {
+        case waiting, interruptedResumable, interrupted, silentMode, silenced, ducked
+        /// An inactive session: what it would meet if it started now.
+        case standbyWait, standbySilenced, standbyDucked
+    }
     var kind: Kind
     /// The other session (for silent mode: the category index).
     var by: Int

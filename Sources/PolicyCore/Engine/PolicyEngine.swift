@@ -21,6 +21,7 @@ public struct PolicyEngine: Sendable {
         run.orderActiveSessions()
         run.resolveHolds()
         run.resolveEffects()
+        run.resolveStandby()
         let decisions = run.streamDecisions()
         let next = run.nextMemory()
         return PolicyDecision(streams: decisions, memory: next,
@@ -82,6 +83,8 @@ extension DecisionRun {
             } else if plays, sessions[sessionIndex].isSilenced {
                 decision.silenced = true
                 decision.gain = 0
+            } else if plays, let standby = sessions[sessionIndex].standby {
+                decision.gain = standby.gain
             } else if plays, let level = sessions[sessionIndex].duckLevel {
                 decision.gain = level
                 if let duckers = duckersBySession[sessionIndex] {

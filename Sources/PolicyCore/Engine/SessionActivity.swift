@@ -59,7 +59,15 @@ extension DecisionRun {
         sessions = found
         found = []
         let mixingOptions = PolicyOption.mixWithOthers.bit | PolicyOption.duckOthers.bit
+        var apps: [Substring: Int] = [:]
         for index in sessions.indices {
+            let app = sessions[index].key.app
+            if let known = apps[app] {
+                sessions[index].app = known
+            } else {
+                sessions[index].app = apps.count
+                apps[app] = apps.count
+            }
             let category = ClassCode.categoryIndex(sessions[index].category)
             let options = ClassCode.optionMask(sessions[index].options)
             sessions[index].classCode = ClassCode.index(category: category, options: options,

@@ -28,11 +28,13 @@ extension DecisionRun {
 
         for (position, session) in activationOrder.enumerated() {
             let incoming = sessions[session].classCode
+            let app = sessions[session].app
             var waitFor: (position: Int, rule: Int)?
             for active in presentClasses where !effective[active].isEmpty {
                 let rule = matrix.ruleIndex(active: active, incoming: incoming)
-                guard rule >= 0, case .holdIncoming = matrix.actions[rule] else { continue }
-                let earliest = effective[active][0]
+                guard rule >= 0, case .holdIncoming = matrix.actions[rule],
+                      let earliest = effective[active].first(where: { sessions[activationOrder[$0]].app != app })
+                else { continue }
                 if waitFor.map({ earliest < $0.position }) ?? true { waitFor = (earliest, rule) }
             }
             if let waitFor {
@@ -43,11 +45,13 @@ extension DecisionRun {
             for active in presentClasses where !effective[active].isEmpty {
                 let rule = matrix.ruleIndex(active: active, incoming: incoming)
                 guard rule >= 0, case .interrupt(let resumable) = matrix.actions[rule] else { continue }
-                for interrupted in effective[active] {
+                // The app's own sessions stay: an app is never interrupted by itself.
+                effective[active].removeAll { interrupted in
+                    guard sessions[activationOrder[interrupted]].app != app else { return false }
                     sessions[activationOrder[interrupted]].hold = SessionHold(by: session, rule: rule,
                                                                               resumable: resumable, waiting: false)
+                    return true
                 }
-                effective[active].removeAll(keepingCapacity: true)
             }
             if !classSeen[incoming] {
                 classSeen[incoming] = true
@@ -76,6 +80,7 @@ extension DecisionRun {
 
         for (position, session) in playing.enumerated() {
             let own = sessions[session].classCode
+            let app = sessions[session].app
             var duckers: [Effect] = []
             var silencer: Effect?
             for other in presentClasses {
@@ -84,7 +89,7 @@ extension DecisionRun {
                 let asActive = matrix.ruleIndex(active: own, incoming: other)
                 if asActive >= 0, case .duck(let level) = matrix.actions[asActive] {
                     let later = firstIndex(in: members, notBelow: position + 1)
-                    for member in members[later...] {
+                    for member in members[later...] where sessions[playing[member]].app != app {
                         duckers.append(Effect(by: playing[member], rule: asActive, level: clampLevel(level, defaultLevel)))
                     }
                 }
@@ -94,11 +99,13 @@ extension DecisionRun {
                 switch matrix.actions[asIncoming] {
                 case .duckIncoming(let level):
                     let earlier = firstIndex(in: members, notBelow: position)
-                    for member in members[..<earlier] {
+                    for member in members[..<earlier] where sessions[playing[member]].app != app {
                         duckers.append(Effect(by: playing[member], rule: asIncoming, level: clampLevel(level, defaultLevel)))
                     }
                 case .silenceIncoming:
-                    if let first = members.first, first < position, silencer.map({ first < rank[$0.by] }) ?? true {
+                    let earlier = firstIndex(in: members, notBelow: position)
+                    if let first = members[..<earlier].first(where: { sessions[playing[$0]].app != app }),
+                       silencer.map({ first < rank[$0.by] }) ?? true {
                         silencer = Effect(by: playing[first], rule: asIncoming, level: 0)
                     }
                 default:
@@ -108,6 +115,49 @@ extension DecisionRun {
             if duckers.count > 1 { duckers.sort { rank[$0.by] < rank[$1.by] } }
             sessions[session].duckers = duckers
             sessions[session].silencer = silencer
+        }
+    }
+
+    /// Inactive sessions meet the sessions playing as if they started now:
+    /// the first rule that would make them wait, silence or duck them sets
+    /// the gain their streams wait at. Without this a stream that opens
+    /// during a recording is at full gain until it runs, then fades down:
+    /// its first samples are heard (docs/POLICY.md, "Inactive sessions").
+    /// Like an incoming session, it meets no session of its own app.
+    mutating func resolveStandby() {
+        // The sessions playing by class, in activation order, as the other stages group them.
+        var byClass = [[Int]](repeating: [], count: ClassCode.count)
+        var presentClasses: [Int] = []
+        for session in activationOrder where sessions[session].hold == nil {
+            let sessionClass = sessions[session].classCode
+            if byClass[sessionClass].isEmpty { presentClasses.append(sessionClass) }
+            byClass[sessionClass].append(session)
+        }
+        guard !presentClasses.isEmpty else { return }
+        let defaultLevel = config.settings.duckLevel
+        for index in sessions.indices where !sessions[index].active && sessions[index].takesPart
+            && !sessions[index].silencedBySilentMode {
+            let (incoming, app) = (sessions[index].classCode, sessions[index].app)
+            var standby: Standby?
+            for active in presentClasses {
+                let rule = matrix.ruleIndex(active: active, incoming: incoming)
+                guard rule >= 0, let other = byClass[active].first(where: { sessions[$0].app != app }) else { continue }
+                let found: Standby
+                switch matrix.actions[rule] {
+                case .holdIncoming: found = Standby(kind: .wait, effect: Effect(by: other, rule: rule, level: 0))
+                case .silenceIncoming: found = Standby(kind: .silence, effect: Effect(by: other, rule: rule, level: 0))
+                case .duckIncoming(let level):
+                    found = Standby(kind: .duck, effect: Effect(by: other, rule: rule, level: clampLevel(level, defaultLevel)))
+                default: continue
+                }
+                // The quietest wins; among equals the earliest session.
+                if let known = standby, found.gain > known.gain
+                    || (found.gain == known.gain && sessions[found.effect.by].activeSince >= sessions[known.effect.by].activeSince) {
+                    continue
+                }
+                standby = found
+            }
+            sessions[index].standby = standby
         }
     }
 
