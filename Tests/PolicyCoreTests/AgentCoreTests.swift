@@ -133,8 +133,13 @@ import Testing
         #expect(daemon.saved.last?.journal.memory == .empty)
         let restored = effects.filter(isGraphAction).count
         #expect(restored >= 2, "the gain and the link")
-        #expect(effects.last == .log(.notice, "restored \(restored) changes; every stream is as it would be without pw-policy"),
-                "one per change, as the daemon gets them")
+        #expect(effects.last == .log(.notice, "restored \(restored) changes and 1 volume WirePlumber saved; every stream is as it would be without pw-policy"),
+                "one per change, as the daemon gets them, and the music's key WirePlumber saved its gain 0 under")
+        let correction = try #require(index(effects) {
+            if case .setMetadata(let write) = $0 { write.key == "restore.stream.Output/Audio.media.role:Music" } else { false }
+        })
+        #expect(correction < flush)
+        #expect(daemon.wirePlumberSaved["Output/Audio:media.role:Music"] == 1)
     }
 
     /// A native ramp that started late in a busy client overwrites the

@@ -149,6 +149,15 @@ public struct AgentCore: Sendable {
                                 applied: journal.applied, linkWait: linkWait, now: now)
         journal.applied = plan.applied
         linkWait = plan.linkWait
+        // WirePlumber saves the gains we send under the stream's key: taken
+        // back out once no stream of the key holds one (restore, then forget).
+        var corrections: [AgentEffect] = []
+        if !identity.dryRun {
+            let tracking = WirePlumberStreamState.track(journal.wirePlumberKeys, graph: graph, applied: plan.applied,
+                                                        sent: plan.actions, stack: observation.stack)
+            journal.wirePlumberKeys = tracking.keys
+            corrections = tracking.writes.map(AgentEffect.setMetadata)
+        }
         let matches = observation.players.matches(in: graph)
         var pauses = PlayerPauses.Plan(commands: [], paused: journal.pausedPlayers, reasons: [])
         if case .watched(let players, _) = observation.players {
@@ -160,6 +169,7 @@ public struct AgentCore: Sendable {
         }
         // Journal first: if we die between here and the daemon, the next start
         // still knows what we changed and which players we paused.
+        effects += corrections
         effects += save(journal)
         // The hold first (gain 0, unlinked), then the pause: the hold is the
         // backstop until the player says it paused.
@@ -259,16 +269,35 @@ public struct AgentCore: Sendable {
             let write = MetadataWrite(metadata: "default", subject: id, key: "target.object", type: nil, value: nil)
             effects.append(identity.dryRun ? .log(.info, "dry-run: would remove the target.object of \(id)") : .setMetadata(write))
         }
+        // What WirePlumber saved under our gains, put back to the user's.
+        let stored = identity.dryRun ? WirePlumberStreamState.Correction(left: journal.wirePlumberKeys)
+            : WirePlumberStreamState.correctAll(journal.wirePlumberKeys, graph: graph, stack: observation.stack)
+        effects += stored.writes.map(AgentEffect.setMetadata)
         effects.append(.flush)
         var journal = self.journal
         journal.applied = [:]
         journal.memory = .empty  // nothing is held or ducked any more
+        journal.wirePlumberKeys = stored.standIns.merging(stored.left) { $1 }
         // Players we paused stay paused, and remembered: the next start plays
         // them when their interruption is over (docs/PLAYERS.md).
         effects += save(journal)
+        if !stored.standIns.isEmpty { effects.append(.resetStoredVolumes(stored.standIns)) }
         effects.append(.wakeUp(at: nil))
-        effects.append(.log(.notice, "restored \(restoring.count) changes; every stream is as it would be without pw-policy"))
+        let corrected = stored.writes.filter { $0.value != nil }.count + stored.standIns.count
+        effects.append(.log(.notice, "restored \(restoring.count) changes"
+            + (corrected > 0 ? " and \(corrected) \(corrected == 1 ? "volume" : "volumes") WirePlumber saved" : "")
+            + "; every stream is as it would be without pw-policy"))
         return effects
+    }
+
+    /// After `resetStoredVolumes`: the keys whose saved volume is 1 again
+    /// are forgotten; the others stay in the journal for the next start.
+    public mutating func storedVolumesReset(_ done: Set<String>) -> [AgentEffect] {
+        var journal = self.journal
+        journal.wirePlumberKeys = journal.wirePlumberKeys.filter { !done.contains($0.key) }
+        let left = journal.wirePlumberKeys.keys.sorted()
+        return save(journal) + (left.isEmpty ? [] : [.log(.warning,
+            "WirePlumber's saved volume of \(left.joined(separator: ", ")) could not be reset; 'pw-policy restore' tries again")])
     }
 
     /// The streams `restoreAll` put back to gain 1, by node id (serial).

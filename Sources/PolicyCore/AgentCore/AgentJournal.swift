@@ -16,10 +16,17 @@ public struct AgentJournal: Codable, Sendable, Equatable {
     /// Media players we paused, by bus name: a restart neither forgets to
     /// play them again nor plays one we did not pause (docs/PLAYERS.md).
     public var pausedPlayers: [String: PausedPlayer] = [:]
+    /// WirePlumber's stream-state keys under which it may have saved a
+    /// policy gain, with the channel count of the stream that put it there:
+    /// corrected once no stream of the key holds one, at the latest at exit
+    /// (WirePlumberStreamState; docs/POLICY.md, "WirePlumber's memory").
+    public var wirePlumberKeys: [String: Int] = [:]
 
     public init() {}
 
-    private enum CodingKeys: String, CodingKey { case version, silentMode, appOverrides, applied, memory, pausedPlayers }
+    private enum CodingKeys: String, CodingKey {
+        case version, silentMode, appOverrides, applied, memory, pausedPlayers, wirePlumberKeys
+    }
 
     /// Fields added after version 1 may be missing from a journal an older
     /// agent wrote: they take their defaults rather than making the journal
@@ -32,6 +39,7 @@ public struct AgentJournal: Codable, Sendable, Equatable {
         applied = try container.decode([UInt32: AppliedStream].self, forKey: .applied)
         memory = try container.decode(EngineMemory.self, forKey: .memory)
         pausedPlayers = try container.decodeIfPresent([String: PausedPlayer].self, forKey: .pausedPlayers) ?? [:]
+        wirePlumberKeys = try container.decodeIfPresent([String: Int].self, forKey: .wirePlumberKeys) ?? [:]
     }
 
     /// `$XDG_STATE_HOME/pw-policy/state.json`, else `~/.local/state/pw-policy/state.json`.
@@ -72,7 +80,8 @@ public struct AgentJournal: Codable, Sendable, Equatable {
         // at hundreds of streams those copies were a good part of every
         // reconcile (docs/PERFORMANCE.md, "Limits found").
         guard version == other.version, silentMode == other.silentMode, appOverrides == other.appOverrides,
-              pausedPlayers == other.pausedPlayers, applied.count == other.applied.count,
+              pausedPlayers == other.pausedPlayers, wirePlumberKeys == other.wirePlumberKeys,
+              applied.count == other.applied.count,
               memory.sessions.count == other.memory.sessions.count else { return true }
         var mine = memory, theirs = other.memory
         mine.sessions = [:]

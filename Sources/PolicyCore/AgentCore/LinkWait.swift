@@ -31,7 +31,7 @@ public struct LinkWait: Sendable, Equatable {
             linked.insert(link.inputNode)
         }
         var next = LinkWait()
-        for node in graph.nodes.values where node.streamDirection != nil {
+        for node in graph.nodes.values where node.streamDirection != nil && !node.isAgentsOwn {
             guard let serial = node.serial else { continue }
             if settled.contains(serial) || linked.contains(node.id) || node.props["node.autoconnect"] == "false"
                 || applied[node.id]?.held == true {

@@ -18,9 +18,10 @@ public enum EngineInputBuilder {
                            resumeRequests: resumeRequests)
     }
 
-    /// The node a playback stream's output ports are linked to (its sink).
+    /// The node a playback stream's output ports are linked to (its sink);
+    /// the agent's own meters listen beside it and are no sink.
     public static func linkedSink(of stream: UInt32, in graph: Graph) -> UInt32? {
-        graph.links(from: stream).first?.inputNode
+        graph.links(from: stream).first { graph.nodes[$0.inputNode]?.isAgentsOwn != true }?.inputNode
     }
 
     /// `linkedSink` of every node at once, in one pass over the links (the
@@ -28,6 +29,7 @@ public enum EngineInputBuilder {
     public static func linkedSinks(in graph: Graph) -> [UInt32: UInt32] {
         var oldest: [UInt32: Graph.Link] = [:]
         for link in graph.links.values where oldest[link.outputNode].map({ link.id < $0.id }) ?? true {
+            if graph.nodes[link.inputNode]?.isAgentsOwn == true { continue }
             oldest[link.outputNode] = link
         }
         return oldest.mapValues(\.inputNode)

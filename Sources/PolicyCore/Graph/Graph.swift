@@ -88,6 +88,10 @@ public struct Graph: Sendable, Equatable {
         }
 
         public var name: String? { props["node.name"] }
+        /// The property that marks the agent's own nodes (its meters, its
+        /// stand-in streams): never classified, managed or counted as a stream.
+        public static let agentsOwnKey = "pw-policy.role"
+        public var isAgentsOwn: Bool { props[Self.agentsOwnKey] != nil }
         public var isAudioSink: Bool { mediaClass == "Audio/Sink" || mediaClass == "Audio/Duplex" }
     }
 
@@ -203,8 +207,8 @@ extension Graph {
         ports.values.filter { $0.nodeID == node && $0.direction == direction }.sorted { $0.id < $1.id }
     }
 
-    /// Audio application streams (playback and capture), by id.
-    public var streams: [Node] { nodes(where: { $0.streamDirection != nil }) }
+    /// Audio application streams (playback and capture), by id; not the agent's own.
+    public var streams: [Node] { nodes(where: { $0.streamDirection != nil && !$0.isAgentsOwn }) }
 
     /// Audio sinks, by id.
     public var sinks: [Node] { nodes(where: \.isAudioSink) }

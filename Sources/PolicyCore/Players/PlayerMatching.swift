@@ -33,7 +33,7 @@ public enum PlayerMatching {
             byPID[pid] = player  // the first by bus name wins a shared process
         }
         var matches: [UInt32: PlayerMatch] = [:]
-        for node in graph.nodes.values where node.streamDirection == .playback && node.hasInfo {
+        for node in graph.nodes.values where node.streamDirection == .playback && node.hasInfo && !node.isAgentsOwn {
             let client = node.clientID.flatMap { graph.clients[$0] }
             func prop(_ key: String) -> String? {
                 node.props[key].flatMap { $0.isEmpty ? nil : $0 } ?? client?.props[key].flatMap { $0.isEmpty ? nil : $0 }

@@ -38,6 +38,7 @@ public struct PipeWireStack: Sendable, Equatable {
     }
 
     public var pipewireVersion: SemanticVersion? { pipewire.flatMap(SemanticVersion.init(parsing:)) }
+    public var wirePlumberVersion: SemanticVersion? { wirePlumber?.version.flatMap(SemanticVersion.init(parsing:)) }
     public var capabilities: StackCapabilities { StackCapabilities(pipewire: pipewireVersion) }
 
     /// The stack in `graph`. `linkedLibraryVersion` gives the version of the

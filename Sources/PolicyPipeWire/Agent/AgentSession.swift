@@ -30,7 +30,8 @@ final class AgentSession {
                                   wakeUpTimer: connection.loop.makeTimer { [unowned self] in self.reconcile() },
                                   reconcileIsDue: { [unowned self] in self.reconcileTimer.isPending },
                                   sendToPlayer: { [unowned context] in context.sendToPlayer?($0) },
-                                  publish: { [unowned context] in context.core.publish() })
+                                  publish: { [unowned context] in context.core.publish() },
+                                  storedVolumesReset: { [unowned context] in context.core.storedVolumesReset($0) })
         try actions.exportMetadata(named: AgentProtocol.metadataName)
         // Debug only: the integration tests read this line to check that
         // links removed by others do not leave proxies behind (docs/TESTING.md,

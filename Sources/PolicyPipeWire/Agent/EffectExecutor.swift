@@ -15,11 +15,17 @@ final class EffectExecutor {
     private let sendToPlayer: (PlayerCommand) -> Void
     /// The core's statuses and events of the decision just acted on.
     private let publish: () -> [AgentEffect]
+    /// What the core makes of the stored volumes reset (`resetStoredVolumes`).
+    private let storedVolumesReset: (Set<String>) -> [AgentEffect]
+    private let standIns: StandInStreams
 
     init(actions: GraphActions, log: Log, journalPath: String, wakeUpTimer: LoopTimer,
          reconcileIsDue: @escaping () -> Bool,
-         sendToPlayer: @escaping (PlayerCommand) -> Void, publish: @escaping () -> [AgentEffect]) {
+         sendToPlayer: @escaping (PlayerCommand) -> Void, publish: @escaping () -> [AgentEffect],
+         storedVolumesReset: @escaping (Set<String>) -> [AgentEffect]) {
         self.reconcileIsDue = reconcileIsDue
+        self.storedVolumesReset = storedVolumesReset
+        standIns = StandInStreams(actions: actions)
         self.sendToPlayer = sendToPlayer
         self.publish = publish
         self.actions = actions
@@ -136,6 +142,8 @@ final class EffectExecutor {
             }
         case .publish:
             for published in publish() { run(published) }
+        case .resetStoredVolumes(let keys):
+            for effect in storedVolumesReset(standIns.reset(keys)) { run(effect) }
         }
     }
 

@@ -19,6 +19,15 @@ struct InMemoryDaemon {
     /// The last wake-up asked for.
     var wakeUp: Double??
     private var nextLinkID: UInt32 = 700
+    /// The stack the core is told it runs beside.
+    var stack = PipeWireStack(pipewire: "0.3.65", wirePlumber: .init(client: 98, version: "0.4.13"))
+    /// WirePlumber's saved `volume` by stream-state key, as its
+    /// restore-stream (0.4) or state-stream (0.5) keeps it: saved whenever a
+    /// stream's Props change, given to each new stream of the key, replaced
+    /// by `route-settings` entries it reads (0.4: every key; 0.5: the event
+    /// sounds' key only) and by a stand-in stream (`resetStoredVolumes`).
+    var wirePlumberSaved: [String: Float] = [:]
+    static let routeSettingsID: UInt32 = 902
 
     /// The shipped defaults; speakers (1, default), headphones (2), a mic (3);
     /// the agent's metadata exported (empty) and WirePlumber's `default`.
@@ -34,17 +43,29 @@ struct InMemoryDaemon {
         graph.addSource(3, name: "mic")
         graph.setDefaults(sink: "speakers", source: "mic")
         graph.metadata[Graph.policyMetadataID] = Graph.Metadata(id: Graph.policyMetadataID, name: AgentProtocol.metadataName)
+        graph.metadata[Self.routeSettingsID] = Graph.Metadata(id: Self.routeSettingsID, name: WirePlumberStreamState.routeSettings)
     }
 
     var observation: AgentCore.Observation {
-        AgentCore.Observation(graph: graph, now: now, stack: PipeWireStack(pipewire: nil, wirePlumber: nil),
+        AgentCore.Observation(graph: graph, now: now, stack: stack,
                               players: players.map { .watched($0, ancestry: [:]) } ?? .unwatched("no session bus"))
     }
 
     /// A playback stream with `media.role`, linked to `sink` by link `id + 100`.
     mutating func play(_ id: UInt32, role: String, app: String, on sink: UInt32 = 1) {
-        graph.addStream(id, props: ["media.role": role, "application.name": app])
+        play(id, props: ["media.role": role, "application.name": app], on: sink)
+    }
+
+    /// A playback stream with these properties; WirePlumber gives it the
+    /// volume it saved for its key.
+    mutating func play(_ id: UInt32, props: [String: String], on sink: UInt32 = 1) {
+        graph.addStream(id, props: props)
+        if let key = wirePlumberKey(id), let saved = wirePlumberSaved[key] { graph.nodes[id]?.volume = saved }
         graph.addLink(id + 100, from: id, to: sink)
+    }
+
+    func wirePlumberKey(_ id: UInt32) -> String? {
+        graph.nodes[id].flatMap { WirePlumberStreamState.key(of: $0.props, wirePlumber: stack.wirePlumberVersion) }
     }
 
     mutating func stop(_ id: UInt32) {
@@ -90,6 +111,11 @@ struct InMemoryDaemon {
             case .wakeUp(let time): wakeUp = .some(time)
             case .flush: break
             case .player(let command): playerCommands.append(command)
+            case .resetStoredVolumes(let keys):
+                for key in keys.keys { wirePlumberSaved[key] = 1 }
+                executed.append(effect)
+                executed += apply(core.storedVolumesReset(Set(keys.keys)))
+                continue
             case .publish:
                 executed += apply(core.publish())
                 continue
@@ -104,10 +130,23 @@ struct InMemoryDaemon {
             setMetadata(MetadataWrite(metadata: "default", subject: stream, key: "target.object", type: "Spa:Id", value: String(serial)))
         }
         graph.apply(action, nextLinkID: &nextLinkID)
+        switch action {
+        case .setGain(let node, _), .rampGain(let node, _, _):
+            if let key = wirePlumberKey(node), let volume = graph.nodes[node]?.volume { wirePlumberSaved[key] = volume }
+        default: break
+        }
     }
 
     private mutating func setMetadata(_ write: MetadataWrite) {
         guard let id = graph.metadata(named: write.metadata)?.id else { return }
+        if write.metadata == WirePlumberStreamState.routeSettings, write.key.hasPrefix("restore.stream."),
+           let value = write.value, case .object(let values)? = try? JSONParser.parse(Array(value.utf8)),
+           case .number(let volume)? = values["volume"], let saved = Float(volume) {
+            var key = String(write.key.dropFirst("restore.stream.".count))
+            if let dot = key.firstIndex(of: ".") { key.replaceSubrange(dot...dot, with: ":") }
+            let generation = stack.wirePlumberVersion ?? SemanticVersion(0, 4)
+            if generation < SemanticVersion(0, 5) || key == WirePlumberStreamState.notificationKey { wirePlumberSaved[key] = saved }
+        }
         if let value = write.value {
             graph.metadata[id]!.entries[write.subject, default: [:]][write.key] =
                 Graph.MetadataEntry(subject: write.subject, key: write.key, type: write.type, value: value)

@@ -1,0 +1,156 @@
+import Testing
+@testable import PolicyCore
+
+/// What WirePlumber saves under a stream's key while the agent acts, and
+/// that none of the agent's gains stays there (docs/POLICY.md,
+/// "WirePlumber's memory"), against the in-memory daemon's model of
+/// restore-stream (0.4) and state-stream (0.5).
+@Suite struct WirePlumberStreamStateTests {
+    static let v04 = PipeWireStack(pipewire: "0.3.65", wirePlumber: .init(client: 98, version: "0.4.13"))
+    static let v05 = PipeWireStack(pipewire: "1.4.2", wirePlumber: .init(client: 98, version: "0.5.8"))
+
+    // MARK: keys
+
+    @Test(arguments: [
+        (["media.class": "Stream/Output/Audio", "media.role": "Music", "application.name": "mpv"], "0.4.13",
+         "Output/Audio:media.role:Music" as String?),
+        (["media.class": "Stream/Output/Audio", "application.id": "org.gnome.Rhythmbox3", "application.name": "Rhythmbox"], "0.5.8",
+         "Output/Audio:application.id:org.gnome.Rhythmbox3"),
+        (["media.class": "Stream/Output/Audio", "application.name": "mpv", "media.name": "x"], "0.4.13",
+         "Output/Audio:application.name:mpv"),
+        (["media.class": "Stream/Input/Audio", "node.name": "rec"], "0.5.8", "Input/Audio:node.name:rec"),
+        // 0.5.15 keys a role only when it is Notification.
+        (["media.class": "Stream/Output/Audio", "media.role": "Music", "application.name": "mpv"], "0.5.15",
+         "Output/Audio:application.name:mpv"),
+        (["media.class": "Stream/Output/Audio", "media.role": "Notification", "application.name": "x"], "0.5.15",
+         "Output/Audio:media.role:Notification"),
+        (["media.class": "Stream/Output/Audio", "application.name": "mpv", "state.restore-props": "false"], "0.4.13", nil),
+        (["media.class": "Audio/Sink", "node.name": "speakers"], "0.4.13", nil),
+    ])
+    func theKeyIsWirePlumbersOwn(_ props: [String: String], _ version: String, _ key: String?) {
+        #expect(WirePlumberStreamState.key(of: props, wirePlumber: SemanticVersion(parsing: version)) == key)
+    }
+
+    @Test func theRouteSettingsEntryWritesTheKeysFirstColonAsADot() {
+        #expect(WirePlumberStreamState.routeSettingsKey("Output/Audio:application.name:QtPulseAudio:42")
+                == "restore.stream.Output/Audio.application.name:QtPulseAudio:42")
+    }
+
+    @Test func aCorrectionWritesOnlyTheVolumeAndLeavesTheMetadataAsItWas() throws {
+        var graph = Graph()
+        graph.metadata[1] = Graph.Metadata(id: 1, name: "route-settings")
+        let fresh = WirePlumberStreamState.routeSettingsCorrection(of: "Output/Audio:application.name:mpv", in: graph)
+        #expect(fresh.map(\.value) == [#"{"volume":1.0}"#, nil])
+        // WirePlumber publishes the event sounds' entry: kept, with its other values.
+        let key = "restore.stream.Output/Audio.media.role:Notification"
+        graph.metadata[1]?.entries[0] = [key: Graph.MetadataEntry(subject: 0, key: key, type: "Spa:String:JSON",
+                                                                  value: #"{"volume":0.0,"mute":false,"volumes":[0.5,0.5],"channels":["FL","FR"]}"#)]
+        let kept = WirePlumberStreamState.routeSettingsCorrection(of: WirePlumberStreamState.notificationKey, in: graph)
+        #expect(kept.map(\.value) == [#"{"channels":["FL","FR"],"mute":false,"volume":1.0,"volumes":[0.5,0.5]}"#])
+    }
+
+    @Test func aStandInCarriesTheKeysClassPropertyAndChannels() throws {
+        let props = try #require(WirePlumberStreamState.standInProperties(for: "Output/Audio:application.name:a:b", channels: 1))
+        #expect(props["media.class"] == "Stream/Output/Audio")
+        #expect(props["application.name"] == "a:b")
+        #expect(props["audio.position"] == "[ MONO ]")
+        #expect(props["node.autoconnect"] == "false")
+        #expect(props[Graph.Node.agentsOwnKey] != nil)
+        #expect(props["media.role"] == nil && props["application.id"] == nil, "nothing WirePlumber would key on first")
+        #expect(WirePlumberStreamState.standInProperties(for: "garbage", channels: 2) == nil)
+    }
+
+    // MARK: the agent leaves no gain behind
+
+    /// A stream that ends while ducked, on either generation: what
+    /// WirePlumber saved for its key is 1 again — at once on 0.4 (through
+    /// route-settings), at exit on 0.5 (a stand-in stream) — and the next
+    /// stream of the app, with no agent, starts at 1.
+    @Test(arguments: [v04, v05])
+    func aStreamThatEndsDuckedLeavesNoGainBehind(_ stack: PipeWireStack) throws {
+        var daemon = try InMemoryDaemon()
+        daemon.stack = stack
+        daemon.connect()
+        daemon.play(10, props: ["application.name": "mpv"])
+        daemon.settle()
+        daemon.play(20, props: ["application.name": "Maps", "policy.category": "playback", "policy.options": "[ duck-others ]"])
+        daemon.now += 1
+        daemon.settle()
+        #expect(daemon.gain(10) == Double(Float(0.2)))
+        #expect(daemon.wirePlumberSaved["Output/Audio:application.name:mpv"] == 0.2, "WirePlumber saves what the stream reports")
+        daemon.stop(10)
+        daemon.now += 0.1
+        daemon.reconcile()
+        let key = "Output/Audio:application.name:mpv"
+        if stack.wirePlumberVersion! < SemanticVersion(0, 5) {
+            #expect(daemon.wirePlumberSaved[key] == 1, "corrected as soon as no stream of the key holds a gain")
+            #expect(daemon.core.journal.wirePlumberKeys[key] == nil)
+        } else {
+            #expect(daemon.core.journal.wirePlumberKeys[key] == 2, "0.5 takes no route-settings correction of it: kept for the exit")
+        }
+        daemon.restoreAll()
+        #expect(daemon.wirePlumberSaved[key] == 1)
+        #expect(daemon.core.journal.wirePlumberKeys.isEmpty)
+        #expect(daemon.saved.last?.journal.wirePlumberKeys.isEmpty == true)
+    }
+
+    /// Silent mode on a key many streams share: each alert ends at 0; the
+    /// key is corrected when none is left at 0, never while one is.
+    @Test(arguments: [v04, v05])
+    func aRoleKeySharedByManyStreamsIsCorrectedOnceNoneHoldsAGain(_ stack: PipeWireStack) throws {
+        var daemon = try InMemoryDaemon()
+        daemon.stack = stack
+        daemon.connect()
+        daemon.request(subject: 0, key: AgentProtocol.silentModeKey, value: "true")
+        daemon.play(30, role: "Notification", app: "a")
+        daemon.play(31, role: "Notification", app: "b")
+        daemon.settle()
+        let key = WirePlumberStreamState.notificationKey
+        #expect(daemon.gain(30) == 0 && daemon.gain(31) == 0)
+        #expect(daemon.wirePlumberSaved[key] == 0)
+        daemon.stop(30)
+        daemon.now += 0.1
+        daemon.reconcile()
+        #expect(daemon.wirePlumberSaved[key] == 0, "stream 31 still holds 0: a correction would be overwritten")
+        daemon.stop(31)
+        daemon.now += 0.1
+        daemon.reconcile()
+        #expect(daemon.wirePlumberSaved[key] == 1, "both generations read the event sounds' key from route-settings")
+        #expect(daemon.core.journal.wirePlumberKeys.isEmpty)
+        // The next alert in silent mode is still silenced, from its first sample.
+        daemon.play(32, role: "Notification", app: "c")
+        daemon.reconcile()
+        #expect(daemon.gain(32) == 0)
+    }
+
+    /// SIGKILL: the journal still names the key; the next start corrects it.
+    @Test func aKeyLeftByAKilledAgentIsCorrectedByTheNextOne() throws {
+        var first = try InMemoryDaemon()
+        first.connect()
+        first.play(10, props: ["application.name": "mpv"])
+        first.settle()
+        first.play(20, props: ["application.name": "Maps", "policy.category": "playback", "policy.options": "[ duck-others ]"])
+        first.now += 1
+        first.settle()
+        let journal = try #require(first.saved.last?.journal)
+        #expect(journal.wirePlumberKeys["Output/Audio:application.name:mpv"] != nil, "journaled before the duck was sent")
+        // Killed; mpv quits meanwhile.
+        var next = try InMemoryDaemon(journal: journal)
+        next.wirePlumberSaved = first.wirePlumberSaved
+        next.play(20, props: ["application.name": "Maps", "policy.category": "playback", "policy.options": "[ duck-others ]"])
+        next.connect()
+        #expect(next.wirePlumberSaved["Output/Audio:application.name:mpv"] == 1)
+    }
+
+    /// A dry run changes nothing, so it has nothing to take back.
+    @Test func aDryRunTracksNothing() throws {
+        var daemon = try InMemoryDaemon(dryRun: true)
+        daemon.connect()
+        daemon.play(10, props: ["application.name": "mpv"])
+        daemon.settle()
+        daemon.play(20, props: ["application.name": "Maps", "policy.category": "playback", "policy.options": "[ duck-others ]"])
+        daemon.now += 1
+        daemon.settle()
+        #expect(daemon.core.journal.wirePlumberKeys.isEmpty)
+    }
+}
