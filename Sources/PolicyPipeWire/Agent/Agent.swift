@@ -10,8 +10,11 @@ public struct AgentOptions: Sendable {
     public var dryRun: Bool
     public var version: String
     public var environment: [String: String]
-    public init(remote: String?, dryRun: Bool, version: String, environment: [String: String]) {
+    /// Only undo what the journal says an earlier agent changed (`pw-policy restore`).
+    public var restoreOnly: Bool
+    public init(remote: String?, dryRun: Bool, version: String, environment: [String: String], restoreOnly: Bool = false) {
         self.remote = remote; self.dryRun = dryRun; self.version = version; self.environment = environment
+        self.restoreOnly = restoreOnly
     }
 }
 
@@ -93,6 +96,38 @@ public final class Agent {
         log.notice("pw-policy \(context.options.version) running\(context.options.dryRun ? " (dry run: changing nothing)" : ""); config: \(files)")
         loop.run()
         tearDown()
+        return .ok
+    }
+
+    /// `pw-policy restore` (the user unit's `ExecStopPost`): what an agent
+    /// killed without a restart left — gains, holds, `target.object`
+    /// requests, volumes WirePlumber saved under its gains — undone from its
+    /// journal, as the agent itself does when it stops. Nothing to do when
+    /// an agent runs: it restores what it changed when it stops.
+    public func restoreLeftovers() -> ExitStatus {
+        do {
+            try connect()
+        } catch {
+            log.error("\(error)")
+            return .unavailable
+        }
+        defer { tearDown() }
+        guard let session, loop.run(timeout: 5, until: { session.isReady }) else {
+            log.error("PipeWire did not send its graph within 5 s; nothing restored")
+            return .unavailable
+        }
+        if let running = session.mirror.graph.metadata(named: AgentProtocol.metadataName) {
+            let pid = running.value(subject: 0, key: AgentProtocol.agentKey)
+                .flatMap { try? JSONValueDecoder.decode(AgentStatus.self, from: Array($0.utf8)) }?.pid
+            log.notice("an agent runs\(pid.map { " (pid \($0))" } ?? ""); it restores what it changed when it stops")
+            return .ok
+        }
+        let journal = context.core.journal
+        guard !journal.applied.isEmpty || !journal.wirePlumberKeys.isEmpty else {
+            log.notice("nothing to restore: \(context.journalPath) records no change")
+            return .ok
+        }
+        session.restoreAll()
         return .ok
     }
 

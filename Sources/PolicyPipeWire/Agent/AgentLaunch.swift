@@ -12,34 +12,39 @@ public struct AgentLaunch: Sendable, Equatable {
     public var remote: String?
     public var dryRun: Bool
     public var logLevel: LogLevel
+    /// `pw-policy restore`: undo what an agent that did not stop cleanly
+    /// left (its journal), then exit, applying no policy.
+    public var restoreOnly: Bool
 
     /// The name of the lean executable, installed beside `pw-policy`.
     public static let executableName = "pw-policy-agent"
 
-    public init(remote: String?, dryRun: Bool, logLevel: LogLevel) {
-        self.remote = remote; self.dryRun = dryRun; self.logLevel = logLevel
+    public init(remote: String?, dryRun: Bool, logLevel: LogLevel, restoreOnly: Bool = false) {
+        self.remote = remote; self.dryRun = dryRun; self.logLevel = logLevel; self.restoreOnly = restoreOnly
     }
 
     /// The options as `pw-policy-agent run` takes them: in this one form only,
     /// since only `pw-policy run` starts it, after checking them.
     public var arguments: [String] {
-        ["--log-level", String(logLevel.rawValue)] + (dryRun ? ["--dry-run"] : []) + (remote.map { ["--remote", $0] } ?? [])
+        ["--log-level", String(logLevel.rawValue)] + (dryRun ? ["--dry-run"] : []) + (restoreOnly ? ["--restore-only"] : [])
+            + (remote.map { ["--remote", $0] } ?? [])
     }
 
     /// Reads what `arguments` wrote; nil for anything else.
     public init?(arguments: [String]) {
-        var remote: String?, dryRun = false, logLevel: LogLevel?
+        var remote: String?, dryRun = false, restoreOnly = false, logLevel: LogLevel?
         var rest = arguments[...]
         while let option = rest.popFirst() {
             switch option {
             case "--dry-run": dryRun = true
+            case "--restore-only": restoreOnly = true
             case "--remote": guard let value = rest.popFirst() else { return nil }; remote = value
             case "--log-level": guard let value = rest.popFirst(), let level = LogLevel(name: value) else { return nil }; logLevel = level
             default: return nil
             }
         }
         guard let logLevel else { return nil }
-        self.init(remote: remote, dryRun: dryRun, logLevel: logLevel)
+        self.init(remote: remote, dryRun: dryRun, logLevel: logLevel, restoreOnly: restoreOnly)
     }
 
     /// Replaces this process with `pw-policy-agent run …` from the directory
@@ -80,12 +85,12 @@ public struct AgentLaunch: Sendable, Equatable {
         let agent: Agent
         do {
             agent = try Agent(options: AgentOptions(remote: remote, dryRun: dryRun, version: version,
-                                                    environment: currentEnvironment()),
+                                                    environment: currentEnvironment(), restoreOnly: restoreOnly),
                               config: config, loader: loader, log: log)
         } catch {
             log.error("refusing to start: \(error)")
             return .config
         }
-        return agent.run()
+        return restoreOnly ? agent.restoreLeftovers() : agent.run()
     }
 }

@@ -32,19 +32,22 @@ final class AgentSession {
                                   sendToPlayer: { [unowned context] in context.sendToPlayer?($0) },
                                   publish: { [unowned context] in context.core.publish() },
                                   storedVolumesReset: { [unowned context] in context.core.storedVolumesReset($0) })
-        try actions.exportMetadata(named: AgentProtocol.metadataName)
+        // Restoring only, it publishes nothing: a metadata of its own would
+        // look like a running agent.
+        if !context.options.restoreOnly { try actions.exportMetadata(named: AgentProtocol.metadataName) }
         // Debug only: the integration tests read this line to check that
         // links removed by others do not leave proxies behind (docs/TESTING.md,
         // "What the agent logs for tests").
         actions.onCreatedLinksChange = { [unowned self] count in self.context.log.debug("link proxies held: \(count)") }
         mirror.onInitialSync = { [unowned self] in
             self.isReady = true
+            guard !self.context.options.restoreOnly else { return }
             self.context.log.notice("connected to PipeWire at '\(connection.remote)'; \(self.mirror.graph.streams.count) streams")
             self.executor.execute(self.context.core.connected(self.observe()), flushingActionsFirst: true)
         }
         mirror.onObjectChange = { [unowned self] change in
             // One reconcile for a burst of events (and one syscall, not one each).
-            if self.isReady, !self.reconcileTimer.isPending, !self.isEcho(change) { self.reconcileTimer.schedule(after: 0) }
+            if self.isReady, !self.context.options.restoreOnly, !self.reconcileTimer.isPending, !self.isEcho(change) { self.reconcileTimer.schedule(after: 0) }
         }
     }
 
