@@ -1,6 +1,7 @@
 #include "CPipeWire.h"
 #include <errno.h>
 #include <string.h>
+#include <math.h>
 
 const char *cpw_get_headers_version(void) { return pw_get_headers_version(); }
 
@@ -191,4 +192,41 @@ int cpw_parse_route(const struct spa_pod *pod, struct cpw_route *out) {
         }
     }
     return 0;
+}
+
+int cpw_stream_connect_peak_meter(struct pw_stream *stream, uint32_t rate) {
+    uint8_t buffer[512];
+    struct spa_pod_builder b = SPA_POD_BUILDER_INIT(buffer, sizeof(buffer));
+    struct spa_audio_info_raw info = {
+        .format = SPA_AUDIO_FORMAT_F32, .rate = rate, .channels = 1, .position = { SPA_AUDIO_CHANNEL_MONO },
+    };
+    const struct spa_pod *params[1];
+    params[0] = spa_format_audio_raw_build(&b, SPA_PARAM_EnumFormat, &info);
+    if (params[0] == NULL)
+        return -ENOSPC;
+    return pw_stream_connect(stream, PW_DIRECTION_INPUT, PW_ID_ANY,
+                             PW_STREAM_FLAG_AUTOCONNECT | PW_STREAM_FLAG_MAP_BUFFERS, params, 1);
+}
+
+float cpw_stream_take_peak(struct pw_stream *stream, int *buffers) {
+    float peak = 0.0f;
+    struct pw_buffer *b;
+    *buffers = 0;
+    while ((b = pw_stream_dequeue_buffer(stream)) != NULL) {
+        struct spa_buffer *buf = b->buffer;
+        if (buf->n_datas > 0 && buf->datas[0].data != NULL && buf->datas[0].chunk != NULL) {
+            const struct spa_data *d = &buf->datas[0];
+            uint32_t offset = SPA_MIN(d->chunk->offset, d->maxsize);
+            uint32_t size = SPA_MIN(d->chunk->size, d->maxsize - offset);
+            const float *samples = SPA_PTROFF(d->data, offset, const float);
+            for (uint32_t i = 0; i < size / sizeof(float); i++) {
+                float v = fabsf(samples[i]);
+                if (v > peak)
+                    peak = v;
+            }
+        }
+        (*buffers)++;
+        pw_stream_queue_buffer(stream, b);
+    }
+    return peak;
 }

@@ -278,9 +278,9 @@ extension TimingSensitiveSuites {
                                                "Spa:String:JSON"], in: scene.sandbox)
             try #require(result.status == 0, "pw-metadata: \(result.stderr)")
             let saved = scene.client.wait(timeout: 5) { _ in
-                WirePlumberStreamState.read(in: scene.sandbox)[Self.notificationKey]?.volume == volume
+                WirePlumberSavedState.read(in: scene.sandbox)[Self.notificationKey]?.volume == volume
             }
-            try #require(saved, "WirePlumber did not store \(volume): \(WirePlumberStreamState.read(in: scene.sandbox))")
+            try #require(saved, "WirePlumber did not store \(volume): \(WirePlumberSavedState.read(in: scene.sandbox))")
         }
 
         /// Plays `alert` with canberra-gtk-play and records the speakers
@@ -354,7 +354,7 @@ extension TimingSensitiveSuites {
 
         static let mpvKey = "Output/Audio:application.name:mpv"
 
-        private static func stored(_ state: WirePlumberStreamState) -> String {
+        private static func stored(_ state: WirePlumberSavedState) -> String {
             [mpvKey, notificationKey].map { key in
                 "\(key) volume \(state[key]?.volume.map { "\($0)" } ?? "-") channelVolumes \(state[key]?.channelVolumes.map { "\($0)" } ?? "-")"
             }.joined(separator: "; ")
@@ -399,7 +399,7 @@ extension TimingSensitiveSuites {
             defer { prompt.stop() }
             #expect(scene.waitForVolume("mpv", 0.2), "\(scene.describe(["mpv"]))")
             scene.client.pump(1.5)  // WirePlumber saves 1 s after a change
-            Self.report("\(stop.rawValue): while the agent acted WirePlumber stored \(Self.stored(WirePlumberStreamState.read(in: scene.sandbox)))")
+            Self.report("\(stop.rawValue): while the agent acted WirePlumber stored \(Self.stored(WirePlumberSavedState.read(in: scene.sandbox)))")
 
             switch stop {
             case .sigterm:
@@ -420,9 +420,9 @@ extension TimingSensitiveSuites {
             Self.report("\(stop.rawValue): the agent's last log line: \(scene.log.split(separator: "\n").last ?? "none")")
 
             // What WirePlumber keeps, once it saved (1 s after the last change).
-            var state = WirePlumberStreamState()
+            var state = WirePlumberSavedState()
             _ = scene.client.wait(timeout: 4) { _ in
-                state = WirePlumberStreamState.read(in: scene.sandbox)
+                state = WirePlumberSavedState.read(in: scene.sandbox)
                 return state[Self.mpvKey]?.volume == 1 && state[Self.notificationKey]?.volume == 1
             }
             Self.report("\(stop.rawValue): after the agent stopped WirePlumber stored \(Self.stored(state)) (\(state.file ?? "no file"))")

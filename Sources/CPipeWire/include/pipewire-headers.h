@@ -4,6 +4,7 @@
 #include <spa/param/props.h>
 #include <spa/param/route.h>
 #include <spa/param/audio/raw.h>
+#include <spa/param/audio/format-utils.h>
 #include <spa/pod/builder.h>
 #include <spa/pod/parser.h>
 #include <spa/utils/json.h>

@@ -23,7 +23,9 @@ public struct ConfigDecoder: Sendable {
         "duck.level", "fade.down-ms", "fade.up-ms", "debounce-ms", "default.category", "default.options", "inference",
     ]
     /// Settings added later: a configuration without them keeps working.
-    public static let optionalSettingKeys = ["route.resume-on-return", "route.resume-on-return-ms"]
+    public static let optionalSettingKeys = [
+        "route.resume-on-return", "route.resume-on-return-ms", "duck.while-audible", "duck.quiet-hold-ms",
+    ]
     public static let categoryTraitKeys = ["mixable", "silenced-in-silent-mode"]
     public static let interactionKeys = ["active", "incoming", "action", "level", "resumable", "why"]
     public static let selectorKeys = ["category", "options", "without-options", "mixable", "mode"]
@@ -76,13 +78,16 @@ private final class DecodeRun {
         let resumeOnReturn = setting("route.resume-on-return").map { bool($0, "route.resume-on-return") } ?? false
         let resumeWindow = setting("route.resume-on-return-ms")
             .map { integer($0, "route.resume-on-return-ms", ConfigDecoder.resumeWindowRange) } ?? 30_000
+        let whileAudible = setting("duck.while-audible").map { bool($0, "duck.while-audible") } ?? true
+        let quietHold = setting("duck.quiet-hold-ms").map { integer($0, "duck.quiet-hold-ms", ConfigDecoder.fadeRange) } ?? 300
         guard let duckLevel, let fadeDown, let fadeUp, let debounce, let defaultCategory, let defaultOptions, let inference,
-              let resumeOnReturn, let resumeWindow else {
+              let resumeOnReturn, let resumeWindow, let whileAudible, let quietHold else {
             return nil
         }
         return Settings(duckLevel: duckLevel, fadeDownMs: fadeDown, fadeUpMs: fadeUp, debounceMs: debounce,
                         defaultCategory: defaultCategory, defaultOptions: defaultOptions, inference: inference,
-                        resumeOnReturn: resumeOnReturn, resumeOnReturnMs: resumeWindow)
+                        resumeOnReturn: resumeOnReturn, resumeOnReturnMs: resumeWindow,
+                        duckWhileAudible: whileAudible, duckQuietHoldMs: quietHold)
     }
 
     func categories(_ value: SPAJSON) -> [Category: CategoryTraits]? {

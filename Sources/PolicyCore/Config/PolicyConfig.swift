@@ -39,14 +39,23 @@ public struct Settings: Sendable, Equatable {
     /// (docs/POLICY.md, "Route changes"); off: it stays held until resumed.
     public var resumeOnReturn: Bool
     public var resumeOnReturnMs: Int
+    /// A session that ducks others (duck-others, interrupt-spoken-audio)
+    /// counts as active only while its streams carry sound, as a meter on
+    /// them measures, and for `duckQuietHoldMs` after: a screen reader's
+    /// stream stays open and running between utterances (docs/POLICY.md,
+    /// "Ducking while audible"). Off: by node state, as other sessions.
+    public var duckWhileAudible: Bool
+    public var duckQuietHoldMs: Int
 
     public init(duckLevel: Double, fadeDownMs: Int, fadeUpMs: Int, debounceMs: Int,
                 defaultCategory: Category, defaultOptions: Set<PolicyOption>, inference: Bool = true,
-                resumeOnReturn: Bool = false, resumeOnReturnMs: Int = 30_000) {
+                resumeOnReturn: Bool = false, resumeOnReturnMs: Int = 30_000,
+                duckWhileAudible: Bool = true, duckQuietHoldMs: Int = 300) {
         self.duckLevel = duckLevel; self.fadeDownMs = fadeDownMs; self.fadeUpMs = fadeUpMs
         self.debounceMs = debounceMs; self.defaultCategory = defaultCategory
         self.defaultOptions = defaultOptions; self.inference = inference
         self.resumeOnReturn = resumeOnReturn; self.resumeOnReturnMs = resumeOnReturnMs
+        self.duckWhileAudible = duckWhileAudible; self.duckQuietHoldMs = duckQuietHoldMs
     }
 }
 

@@ -7,6 +7,8 @@ struct DecisionRun {
     let memory: EngineMemory
     /// The debounce in seconds (never negative).
     let debounce: Double
+    /// How long a metered stream gone quiet still counts as playing (seconds).
+    let quietHold: Double
     /// The input's time; a time that is not a number counts as the previous
     /// decision's, so bad input cannot scramble the activation order.
     let now: Double
@@ -53,6 +55,7 @@ struct DecisionRun {
         self.config = config; self.matrix = matrix; self.input = input; self.memory = memory
         let seconds = Double(config.settings.debounceMs) / 1000
         debounce = seconds.isFinite && seconds > 0 ? seconds : 0
+        quietHold = max(0, Double(config.settings.duckQuietHoldMs) / 1000)
         now = input.now.isFinite ? input.now : memory.time ?? 0
     }
 
@@ -96,6 +99,9 @@ struct WorkingSession {
     var active = false
     /// Active for a reason other than the debounce.
     var activeNow = false
+    /// Running only as metered streams gone quiet within `duck.quiet-hold-ms`:
+    /// until when (then it stops, with no debounce: the hold was its gap).
+    var audibleUntil: Double?
     var activeSince = 0.0
     var lastActive = 0.0
 

@@ -44,13 +44,27 @@ public struct StreamInput: Sendable, Equatable {
     /// e.g. WirePlumber's links went with WirePlumber), not because the app
     /// paused: if its session was active, it still wants to play.
     public var isUnlinked: Bool
+    /// What a peak meter on the stream measured; nil when it is not metered
+    /// (its node state alone says whether it plays).
+    public var audibility: Audibility?
 
     public init(id: UInt32, session: SessionKey, appName: String, direction: StreamDirection,
-                classification: Classification, isRunning: Bool, output: UInt32? = nil, isUnlinked: Bool = false) {
+                classification: Classification, isRunning: Bool, output: UInt32? = nil, isUnlinked: Bool = false,
+                audibility: Audibility? = nil) {
         self.id = id; self.session = session; self.appName = appName; self.direction = direction
         self.classification = classification; self.isRunning = isRunning; self.output = output
-        self.isUnlinked = isUnlinked
+        self.isUnlinked = isUnlinked; self.audibility = audibility
     }
+}
+
+/// What a peak meter on a running stream measured: whether it carries
+/// sound (docs/POLICY.md, "Ducking while audible").
+public enum Audibility: Sendable, Equatable {
+    /// Nothing loud since the meter started (or it has not measured yet).
+    case notYetAudible
+    case audible
+    /// Quiet since this (monotonic) time, its last loud moment.
+    case quiet(since: Double)
 }
 
 /// An audio output (sink) as the engine sees it.

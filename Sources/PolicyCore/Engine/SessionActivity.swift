@@ -96,8 +96,20 @@ extension DecisionRun {
     /// Decides which sessions are active. Needs `routeLost` and `resumeRequested`.
     mutating func computeActivity() {
         for index in sessions.indices {
+            // Metered streams play while they carry sound, and for the quiet
+            // hold after; a session that runs only so has no debounce beyond it.
+            var plainlyRunning = false, metered = false
+            var audibleUntil: Double?
             for stream in sessions[index].streams where routeLost[stream] == nil {
-                if streams[stream].isRunning { sessions[index].running = true }
+                if streams[stream].isRunning {
+                    switch streams[stream].audibility {
+                    case nil, .audible?: plainlyRunning = true
+                    case .notYetAudible?: metered = true
+                    case .quiet(let since)?:
+                        metered = true
+                        if now < since + quietHold { audibleUntil = max(audibleUntil ?? since + quietHold, since + quietHold) }
+                    }
+                }
                 if !memory.held.isEmpty, let kind = memory.held[streams[stream].id], kind != .routeLost {
                     sessions[index].wantsToPlay = true
                 }
@@ -107,10 +119,13 @@ extension DecisionRun {
                 }
                 if resumeRequested[stream] { sessions[index].resumeRequested = true }
             }
+            sessions[index].running = plainlyRunning || audibleUntil != nil
+            if !plainlyRunning { sessions[index].audibleUntil = audibleUntil }
+            let gap = metered && !plainlyRunning ? 0 : debounce
             // Two fields, not a copy of the remembered session.
             let rememberedSince = sessions[index].remembered?.activeSince
             let rememberedLast = sessions[index].remembered?.lastActive
-            let continues = rememberedLast.map { $0 == memory.time || now < $0 + debounce } ?? false
+            let continues = rememberedLast.map { $0 == memory.time || now < $0 + gap } ?? false
             let activeNow = sessions[index].running || sessions[index].wantsToPlay || sessions[index].resumeRequested
             sessions[index].activeNow = activeNow
             if activeNow {
@@ -121,7 +136,7 @@ extension DecisionRun {
                 } else {
                     sessions[index].activeSince = now
                 }
-            } else if let rememberedLast, let rememberedSince, now < rememberedLast + debounce {
+            } else if let rememberedLast, let rememberedSince, now < rememberedLast + gap {
                 sessions[index].active = true
                 sessions[index].lastActive = rememberedLast
                 sessions[index].activeSince = rememberedSince
@@ -153,6 +168,10 @@ extension DecisionRun {
     /// and not playing) stops counting as active, if nothing else happens.
     func nextWakeup() -> Double? {
         var wakeup: Double?
+        for index in sessions.indices {
+            guard let until = sessions[index].audibleUntil else { continue }
+            if wakeup.map({ until < $0 }) ?? true { wakeup = until }
+        }
         for index in sessions.indices where sessions[index].active && !sessions[index].running {
             if sessions[index].activeNow && (sessions[index].hold != nil || sessions[index].unlinkedWhileActive) { continue }
             let expiry = sessions[index].lastActive + debounce

@@ -19,7 +19,7 @@ import Foundation
 ///   (`{"volume":0.200000, "mute":false, "channelVolumes":[0.500000, 0.500000], "channelMap":["FL", "FR"]}`).
 /// `WpState` escapes a key's `\`, space, `=`, `[`, `]` as `\\`, `\s`, `\e`,
 /// `\o`, `\c`; GKeyFile escapes values' `\`, leading space, newlines, tabs.
-struct WirePlumberStreamState: Equatable, CustomStringConvertible {
+struct WirePlumberSavedState: Equatable, CustomStringConvertible {
     struct Stored: Equatable {
         var volume: Double?
         var mute: Bool?
@@ -38,7 +38,7 @@ struct WirePlumberStreamState: Equatable, CustomStringConvertible {
 
     /// The sandbox's WirePlumber state, from whichever generation's file
     /// exists (the newer one if both do).
-    static func read(in sandbox: Sandbox) -> WirePlumberStreamState {
+    static func read(in sandbox: Sandbox) -> WirePlumberSavedState {
         let directory = sandbox.environment["XDG_STATE_HOME"]! + "/wireplumber/"
         let newest = files.map { directory + $0 }
             .compactMap { path in
@@ -51,8 +51,8 @@ struct WirePlumberStreamState: Equatable, CustomStringConvertible {
         return state
     }
 
-    static func parse(_ text: String) -> WirePlumberStreamState {
-        var state = WirePlumberStreamState()
+    static func parse(_ text: String) -> WirePlumberSavedState {
+        var state = WirePlumberSavedState()
         var group = ""
         for rawLine in text.split(separator: "\n", omittingEmptySubsequences: true) {
             let line = rawLine.trimmingCharacters(in: .whitespaces)

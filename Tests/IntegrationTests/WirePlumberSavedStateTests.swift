@@ -5,9 +5,9 @@ import Testing
 /// at a time, and a reader that misread the other would pass its checks on
 /// nothing. The 0.4 lines are as 0.4.13 wrote them here; the 0.5 line as
 /// 0.5.8's state-stream.lua and WpSpaJsonBuilder write one (`%.6f`, ", ").
-@Suite struct WirePlumberStreamStateTests {
+@Suite struct WirePlumberSavedStateTests {
     @Test func readsWirePlumber04RestoreStream() {
-        let state = WirePlumberStreamState.parse("""
+        let state = WirePlumberSavedState.parse("""
             [restore-stream]
             Audio/Sink:node.name:speakers:volume=1.0
             Output/Audio:application.name:mpv:channelMap=FL;FR;
@@ -25,7 +25,7 @@ import Testing
     }
 
     @Test func readsWirePlumber05StreamProperties() {
-        let state = WirePlumberStreamState.parse("""
+        let state = WirePlumberSavedState.parse("""
             [stream-properties]
             Output/Audio:application.name:mpv={"volume":0.200000, "mute":false, "channelVolumes":[0.500000, 0.500000], "channelMap":["FL", "FR"]}
             Output/Audio:media.role:Notification={"channelMap":["FL", "FR"], "volume":0.000000, "target":"speakers"}
