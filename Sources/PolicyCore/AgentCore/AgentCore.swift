@@ -27,8 +27,22 @@ public struct AgentCore: Sendable {
         public var now: Double
         public var stack: PipeWireStack
         public var players: PlayerObservation
-        public init(graph: Graph, now: Double, stack: PipeWireStack, players: PlayerObservation = .unwatched("not connected")) {
-            self.graph = graph; self.now = now; self.stack = stack; self.players = players
+        /// What the agent's meters measured (`AgentEffect.meter`).
+        public var meters: Meters
+        public init(graph: Graph, now: Double, stack: PipeWireStack, players: PlayerObservation = .unwatched("not connected"),
+                    meters: Meters = Meters()) {
+            self.graph = graph; self.now = now; self.stack = stack; self.players = players; self.meters = meters
+        }
+    }
+
+    /// The meters on the streams that duck others (Metering).
+    public struct Meters: Sendable, Equatable {
+        /// What each meter measured, by the metered stream's node id.
+        public var readings: [UInt32: Audibility]
+        /// Streams whose meter could not be made or failed: judged by node state.
+        public var failed: Set<UInt32>
+        public init(readings: [UInt32: Audibility] = [:], failed: Set<UInt32> = []) {
+            self.readings = readings; self.failed = failed
         }
     }
 
@@ -71,6 +85,8 @@ public struct AgentCore: Sendable {
     /// The new streams WirePlumber has yet to link (the planner's; not
     /// journaled: a restarted agent sees them afresh).
     private var linkWait = LinkWait()
+    /// The streams metered on this connection (`AgentEffect.meter`).
+    private var metered: [UInt32: UInt64] = [:]
 
     /// Statuses and events wait for `publish()`, which the executor runs
     /// once the gains have gone out (`AgentEffect.publish`): at hundreds of
@@ -109,6 +125,7 @@ public struct AgentCore: Sendable {
     /// applying because the agent reads its requests there too).
     public mutating func connected(_ observation: Observation) -> [AgentEffect] {
         published = Publication()
+        metered = [:]
         var effects: [AgentEffect] = []
         guard observation.graph.metadata(named: AgentProtocol.metadataName) != nil else { return reconcile(observation) }
         effects.append(own(subject: 0, AgentProtocol.silentModeKey, journal.silentMode ? "true" : "false"))
@@ -141,8 +158,11 @@ public struct AgentCore: Sendable {
         if let change = published.stackChange(StackStatus(observation.stack)) { effects.append(.log(.notice, change)) }
 
         let classified = classifications.classifyAll(graph: graph, overrides: controls.overrideTable)
+        let wantedMeters = Metering.wanted(classified, graph: graph, settings: config.config.settings,
+                                           held: journal.memory.held)
         let input = EngineInputBuilder.build(graph: graph, classified: classified, now: now,
-                                             silentMode: journal.silentMode, resumeRequests: controls.resumeRequests)
+                                             silentMode: journal.silentMode, resumeRequests: controls.resumeRequests,
+                                             audibility: Metering.audibility(of: wantedMeters, meters: observation.meters))
         let decision = engine.decide(input, memory: journal.memory)
         journal.memory = decision.memory
         let plan = planner.plan(graph: graph, decisions: decision.streams, classified: classified,
@@ -180,6 +200,10 @@ public struct AgentCore: Sendable {
         let events = (unpublished?.events ?? []) + decision.events.map { (event: $0, memory: decision.memory) }
         unpublished = Unpublished(graph: graph, classified: classified, decision: decision, controls: controls,
                                   players: observation.players, matches: matches, events: events)
+        if wantedMeters != metered {
+            metered = wantedMeters
+            effects.append(.meter(wantedMeters))
+        }
         effects.append(.publish)
         effects.append(.wakeUp(at: [plan.nextTick, decision.nextWakeup].compactMap { $0 }.min()))
         return effects

@@ -11,6 +11,10 @@ public enum AgentEffect: Sendable, Equatable {
     case graph(AgentAction)
     /// Pause or play a media player over MPRIS.
     case player(PlayerCommand)
+    /// Meter exactly these streams (node id → serial), each with a peak
+    /// meter of the agent's; what they measure comes back in
+    /// `AgentCore.Observation.meters` (Metering).
+    case meter([UInt32: UInt64])
     /// Set (or, with a nil value, remove) a key of a metadata object.
     case setMetadata(MetadataWrite)
     case log(LogLevel, String)

@@ -1,7 +1,8 @@
 /// Turns the observed graph and the classified streams into the engine's input.
 public enum EngineInputBuilder {
     public static func build(graph: Graph, classified: [UInt32: ClassifiedStream], now: Double,
-                             silentMode: Bool, resumeRequests: Set<UInt32>) -> PolicyInput {
+                             silentMode: Bool, resumeRequests: Set<UInt32>,
+                             audibility: [UInt32: Audibility] = [:]) -> PolicyInput {
         let sinks = linkedSinks(in: graph)
         let linkedInputs = Set(graph.links.values.map(\.inputNode))
         let streams = classified.keys.sorted().compactMap { id -> StreamInput? in
@@ -11,7 +12,8 @@ public enum EngineInputBuilder {
             return StreamInput(id: id, session: stream.session, appName: stream.appName,
                                direction: stream.facts.direction, classification: stream.classification,
                                isRunning: isRunning, output: stream.facts.direction == .playback ? sink : nil,
-                               isUnlinked: !isRunning && sink == nil && !linkedInputs.contains(id))
+                               isUnlinked: !isRunning && sink == nil && !linkedInputs.contains(id),
+                               audibility: audibility[id])
         }
         return PolicyInput(now: now, streams: streams, outputs: OutputDetection.outputs(in: graph),
                            defaultOutput: OutputDetection.defaultOutput(in: graph), silentMode: silentMode,

@@ -60,7 +60,10 @@ public struct StreamInput: Sendable, Equatable {
 /// What a peak meter on a running stream measured: whether it carries
 /// sound (docs/POLICY.md, "Ducking while audible").
 public enum Audibility: Sendable, Equatable {
-    /// Nothing loud since the meter started (or it has not measured yet).
+    /// The meter has measured nothing yet (it is starting): a session that
+    /// was active stays so by node state, one that was not waits for sound.
+    case unmeasured
+    /// Nothing loud since the meter started.
     case notYetAudible
     case audible
     /// Quiet since this (monotonic) time, its last loud moment.

@@ -104,6 +104,8 @@ extension DecisionRun {
                 if streams[stream].isRunning {
                     switch streams[stream].audibility {
                     case nil, .audible?: plainlyRunning = true
+                    case .unmeasured?:
+                        if sessions[index].remembered != nil { plainlyRunning = true } else { metered = true }
                     case .notYetAudible?: metered = true
                     case .quiet(let since)?:
                         metered = true

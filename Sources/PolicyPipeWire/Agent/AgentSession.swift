@@ -13,6 +13,7 @@ final class AgentSession {
     private let context: AgentContext
     private var executor: EffectExecutor!
     private var reconcileTimer: LoopTimer!
+    private var meters: StreamMeters!
     private(set) var isReady = false
     private let wirePlumberProbe = WirePlumberVersionProbe()
     /// The parents of the processes that play streams, read from /proc when
@@ -26,12 +27,14 @@ final class AgentSession {
         mirror = GraphMirror(connection: connection)
         let actions = GraphActions(mirror: mirror)
         reconcileTimer = connection.loop.makeTimer { [unowned self] in self.reconcile() }
+        meters = StreamMeters(connection: connection) { [unowned self] in self.scheduleReconcile() }
         executor = EffectExecutor(actions: actions, log: context.log, journalPath: context.journalPath,
                                   wakeUpTimer: connection.loop.makeTimer { [unowned self] in self.reconcile() },
                                   reconcileIsDue: { [unowned self] in self.reconcileTimer.isPending },
                                   sendToPlayer: { [unowned context] in context.sendToPlayer?($0) },
                                   publish: { [unowned context] in context.core.publish() },
-                                  storedVolumesReset: { [unowned context] in context.core.storedVolumesReset($0) })
+                                  storedVolumesReset: { [unowned context] in context.core.storedVolumesReset($0) },
+                                  meters: meters)
         // Restoring only, it publishes nothing: a metadata of its own would
         // look like a running agent.
         if !context.options.restoreOnly { try actions.exportMetadata(named: AgentProtocol.metadataName) }
@@ -73,7 +76,7 @@ final class AgentSession {
         let graph = mirror.graph
         return AgentCore.Observation(graph: graph, now: MonotonicClock.now,
                                      stack: PipeWireStack.observed(in: graph, linkedLibraryVersion: wirePlumberProbe.version(pid:)),
-                                     players: observePlayers(graph))
+                                     players: observePlayers(graph), meters: meters.readings)
     }
 
     private func observePlayers(_ graph: Graph) -> AgentCore.PlayerObservation {
@@ -85,8 +88,11 @@ final class AgentSession {
     }
 
     /// The players changed: reconcile (coalesced like graph changes).
-    func playersChanged() {
-        if isReady, !reconcileTimer.isPending { reconcileTimer.schedule(after: 0) }
+    func playersChanged() { scheduleReconcile() }
+
+    /// A reconcile on the loop's next turn, one for a burst of changes.
+    private func scheduleReconcile() {
+        if isReady, !context.options.restoreOnly, !reconcileTimer.isPending { reconcileTimer.schedule(after: 0) }
     }
 
     func reconcile() {

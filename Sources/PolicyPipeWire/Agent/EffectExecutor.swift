@@ -18,11 +18,14 @@ final class EffectExecutor {
     /// What the core makes of the stored volumes reset (`resetStoredVolumes`).
     private let storedVolumesReset: (Set<String>) -> [AgentEffect]
     private let standIns: StandInStreams
+    /// The peak meters on the streams that duck others.
+    private let meters: StreamMeters
 
     init(actions: GraphActions, log: Log, journalPath: String, wakeUpTimer: LoopTimer,
          reconcileIsDue: @escaping () -> Bool,
          sendToPlayer: @escaping (PlayerCommand) -> Void, publish: @escaping () -> [AgentEffect],
-         storedVolumesReset: @escaping (Set<String>) -> [AgentEffect]) {
+         storedVolumesReset: @escaping (Set<String>) -> [AgentEffect], meters: StreamMeters) {
+        self.meters = meters
         self.reconcileIsDue = reconcileIsDue
         self.storedVolumesReset = storedVolumesReset
         standIns = StandInStreams(actions: actions)
@@ -129,6 +132,8 @@ final class EffectExecutor {
             }
         case .player(let command):
             sendToPlayer(command)
+        case .meter(let streams):
+            meters.meter(streams)
         case .log(let level, let text):
             log.log(level, text)
         case .wakeUp(let time):

@@ -18,6 +18,16 @@ struct InMemoryDaemon {
     var playerCommands: [PlayerCommand] = []
     /// The last wake-up asked for.
     var wakeUp: Double??
+    /// The streams the core asked to meter. Their meters read a running
+    /// stream as audible, as they would a stream that plays sound, unless
+    /// a test says what they measure (`measured`).
+    var metered: [UInt32: UInt64] = [:]
+    var measured: [UInt32: Audibility] = [:]
+    var meters: AgentCore.Meters {
+        AgentCore.Meters(readings: Dictionary(uniqueKeysWithValues: metered.keys.map { id in
+            (id, measured[id] ?? (graph.nodes[id]?.state == .running ? .audible : .notYetAudible))
+        }))
+    }
     private var nextLinkID: UInt32 = 700
     /// The stack the core is told it runs beside.
     var stack = PipeWireStack(pipewire: "0.3.65", wirePlumber: .init(client: 98, version: "0.4.13"))
@@ -48,7 +58,8 @@ struct InMemoryDaemon {
 
     var observation: AgentCore.Observation {
         AgentCore.Observation(graph: graph, now: now, stack: stack,
-                              players: players.map { .watched($0, ancestry: [:]) } ?? .unwatched("no session bus"))
+                              players: players.map { .watched($0, ancestry: [:]) } ?? .unwatched("no session bus"),
+                              meters: meters)
     }
 
     /// A playback stream with `media.role`, linked to `sink` by link `id + 100`.
@@ -81,8 +92,14 @@ struct InMemoryDaemon {
     @discardableResult
     mutating func connect() -> [AgentEffect] { apply(core.connected(observation)) }
 
+    /// A reconcile; when it started meters that read something at once,
+    /// the reconcile their first readings bring (the adapter's `onChange`).
     @discardableResult
-    mutating func reconcile() -> [AgentEffect] { apply(core.reconcile(observation)) }
+    mutating func reconcile() -> [AgentEffect] {
+        let before = meters
+        let effects = apply(core.reconcile(observation))
+        return meters == before ? effects : effects + apply(core.reconcile(observation))
+    }
 
     /// Reconciles at each wake-up until none is asked for (a fade's end).
     mutating func settle(maxSteps: Int = 200) {
@@ -111,6 +128,7 @@ struct InMemoryDaemon {
             case .wakeUp(let time): wakeUp = .some(time)
             case .flush: break
             case .player(let command): playerCommands.append(command)
+            case .meter(let streams): metered = streams
             case .resetStoredVolumes(let keys):
                 for key in keys.keys { wirePlumberSaved[key] = 1 }
                 executed.append(effect)
