@@ -28,9 +28,9 @@ struct TestStream {
                        reason: "test", preferredTarget: preferredTarget)
     }
 
-    func input(running: Bool, output: UInt32?, unlinked: Bool = false) -> StreamInput {
+    func input(running: Bool, output: UInt32?, unlinked: Bool = false, audibility: Audibility? = nil) -> StreamInput {
         StreamInput(id: id, session: session, appName: app, direction: direction, classification: classification,
-                    isRunning: running, output: running ? output : nil, isUnlinked: unlinked)
+                    isRunning: running, output: running ? output : nil, isUnlinked: unlinked, audibility: audibility)
     }
 }
 
@@ -79,6 +79,8 @@ struct Step {
     var events: [ExpectedEvent]? = nil
     /// Checked when set: the decision's nextWakeup.
     var wakeup: Double?? = nil
+    /// What the meters on metered streams read this step.
+    var metered: [String: Audibility] = [:]
 
     static func at(_ time: Double?, running: [String] = [], unlinked: [String] = [], present: [String]? = nil,
                    outputs: [OutputInput]? = nil,
@@ -143,7 +145,7 @@ struct Scenario {
             let present = step.present.map { Set($0) }
             let inputs = streams.filter { present?.contains($0.name) ?? true }.map { stream in
                 stream.input(running: step.running.contains(stream.name), output: step.playingOn[stream.name] ?? stream.output,
-                             unlinked: step.unlinked.contains(stream.name))
+                             unlinked: step.unlinked.contains(stream.name), audibility: step.metered[stream.name])
             }
             let input = PolicyInput(now: now, streams: inputs, outputs: outputs, defaultOutput: step.defaultOutput,
                                     silentMode: step.silent, resumeRequests: Set(step.resume.map { stream($0).id }))
@@ -580,6 +582,45 @@ struct Scenario {
         #expect(lines.count == 1)
         #expect(lines.first?.hasPrefix("not playing; waits at gain 0: if it starts, it is silenced while \"Recorder\" is active (rule 3:") == true,
                 "\(lines)")
+    }
+
+    // MARK: ducking while audible
+
+    /// A screen reader's stream runs from the daemon's start and between
+    /// utterances: it ducks only while its meter reads sound, and for the
+    /// quiet hold after (300 ms), with no debounce beyond it.
+    @Test func aMeteredDuckerDucksOnlyWhileItCarriesSound() {
+        func step(_ at: Double, _ reader: Audibility, _ expect: [String: Expect], events: [ExpectedEvent]? = nil,
+                  wakeup: Double?? = nil) -> Step {
+            var step = Step.at(at, running: ["music", "reader"], expect: expect, events: events, wakeup: wakeup)
+            step.metered = ["reader": reader]
+            return step
+        }
+        Scenario(streams: [Self.music, Self.reader]).run([
+            step(0, .unmeasured, ["music": .plays], events: []),
+            step(0.1, .notYetAudible, ["music": .plays], events: [], wakeup: .some(nil)),
+            step(1, .audible, ["music": .ducked(0.2)], events: [.duckBegan("music", by: "reader", level: 0.2)]),
+            // Quiet between words: still ducked within the hold, a wake-up at its end.
+            step(2, .quiet(since: 1.9), ["music": .ducked(0.2)], events: [], wakeup: 1.9 + 0.3),
+            step(2.1, .audible, ["music": .ducked(0.2)], events: []),
+            step(3, .quiet(since: 2.95), ["music": .ducked(0.2)], wakeup: 2.95 + 0.3),
+            .init(at: nil, running: ["music", "reader"], expect: ["music": .plays], events: [.duckEnded("music")],
+                  wakeup: .some(nil), metered: ["reader": .quiet(since: 2.95)]),
+        ])
+    }
+
+    /// A meter that has not measured yet changes nothing: a ducker that was
+    /// active (an agent restarted mid-prompt) ducks on; one that was not
+    /// waits for its first sound.
+    @Test func anUnmeasuredMeterKeepsWhatWasSo() {
+        Scenario(streams: [Self.music, Self.prompt]).run([
+            .at(0, running: ["music", "prompt"], expect: ["music": .ducked(0.2)]),
+            .init(at: 1, running: ["music", "prompt"], expect: ["music": .ducked(0.2)], events: [],
+                  metered: ["prompt": .unmeasured]),
+        ])
+        Scenario(streams: [Self.music, Self.prompt]).run([
+            .init(at: 0, running: ["music", "prompt"], expect: ["music": .plays], events: [], metered: ["prompt": .unmeasured]),
+        ])
     }
 
     // MARK: one app never acts on itself
