@@ -93,7 +93,7 @@ let package = Package(
         .executableTarget(name: "pw-policy-engine-bench", dependencies: ["PolicyCore", "PolicyFiles"], path: "bench/EngineBench"),
         // Many playback streams and null sinks in one process, driven by stdin (benchmarks, fault tests).
         .executableTarget(name: "pw-policy-load", dependencies: ["CPipeWire"], path: "bench/Load",
-                          cSettings: pipewireC, linkerSettings: [.linkedLibrary("pipewire-0.3")]),
+                          cSettings: pipewireC, linkerSettings: [.linkedLibrary("pipewire-0.3"), .linkedLibrary("m")]),
         // A laptop sound card (Audio/Device with headphones and speaker Routes, and its
         // sink) for integration tests, driven by stdin (docs/TESTING.md, "The test card").
         .executableTarget(name: "pw-policy-test-card", dependencies: ["CPipeWire"], path: "Tests/TestCard",

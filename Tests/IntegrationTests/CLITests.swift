@@ -62,7 +62,7 @@ enum CLI {
 
     @Test func everyCommandIsListedInTheMainHelp() throws {
         let help = try CLI.run(["--help"]).stdout
-        for command in Self.commands.dropFirst() + ["run", "version"] {
+        for command in Self.commands.dropFirst() + ["run", "restore", "version"] {
             #expect(help.contains("  \(command) "), "'\(command)' missing from pw-policy --help")
         }
     }

@@ -4,7 +4,10 @@
 //
 //   play ID [PROPS]      open a playback stream (silence, F32 stereo 48 kHz);
 //                        node.name=pw-policy-load.ID, media.name=ID, and PROPS
-//                        (SPA-JSON object content: media.role=Music target.object=x)
+//                        (SPA-JSON object content: media.role=Music target.object=x);
+//                        with pw-policy-load.level=L a 440 Hz tone of peak L instead:
+//                        what the agent's meter on a stream that ducks others hears;
+//                        with pw-policy-load.pulse-ms=N too, N ms of tone, N of silence, …
 //   stop ID              destroy that stream
 //   sink NAME [PROPS]    create a stereo null sink NAME (gone when we exit or unsink)
 //   unsink NAME          destroy that sink
@@ -18,7 +21,9 @@
 // on its connection, and a burst of hundreds on one connection exceeds the
 // 1024 descriptors a PipeWire 0.3.65 connection may have in flight.
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +55,12 @@ struct stream {
     char *id;
     struct pw_stream *stream;
     struct spa_hook listener;
+    /* Peak of the tone it plays; 0: silence. */
+    float level;
+    double phase;
+    /* Frames of tone, then as many of silence, over and over; 0: tone throughout. */
+    uint64_t pulse_frames;
+    uint64_t played;
 };
 
 struct sink {
@@ -88,7 +99,18 @@ static void on_process(void *data) {
         uint32_t frames = d->maxsize / stride;
         if (b->requested > 0 && b->requested < frames)
             frames = (uint32_t)b->requested;
-        memset(d->data, 0, (size_t)frames * stride);
+        if (s->level > 0) {
+            float *samples = d->data;
+            for (uint32_t i = 0; i < frames; i++, s->played++) {
+                bool quiet = s->pulse_frames > 0 && (s->played / s->pulse_frames) % 2 == 1;
+                float value = quiet ? 0.0f : s->level * (float)sin(s->phase);
+                s->phase += 2 * M_PI * 440 / RATE;
+                samples[2 * i] = samples[2 * i + 1] = value;
+            }
+            s->phase = fmod(s->phase, 2 * M_PI);
+        } else {
+            memset(d->data, 0, (size_t)frames * stride);
+        }
         d->chunk->offset = 0;
         d->chunk->stride = (int32_t)stride;
         d->chunk->size = frames * stride;
@@ -170,6 +192,9 @@ static void play(struct load *load, const char *id, const char *extra) {
     s->load = load;
     s->connection = connection;
     s->id = strdup(id);
+    const char *level = pw_properties_get(props, "pw-policy-load.level");
+    s->level = level != NULL ? strtof(level, NULL) : 0.0f;
+    s->pulse_frames = (uint64_t)pw_properties_get_uint32(props, "pw-policy-load.pulse-ms", 0) * RATE / 1000;
     s->stream = pw_stream_new(connection->core, id, props);
     if (s->stream == NULL) {
         fprintf(stderr, "pw-policy-load: cannot create stream %s: %s\n", id, strerror(errno));

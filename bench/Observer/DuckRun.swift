@@ -66,7 +66,7 @@ enum DuckRun {
                     break
                 }
             }
-            scene.load.send(["play \(id) application.name=bench-ducker application.process.id=\(3_000_000 + event) "
+            scene.load.send(["play \(id) pw-policy-load.level=0.1 application.name=bench-ducker application.process.id=\(3_000_000 + event) "
                              + "policy.category=playback policy.options=[duck-others]"])
             observer.wait(timeout: 10) { sample.allDucked != nil }
             observer.onEvent = nil

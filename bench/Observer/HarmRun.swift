@@ -118,7 +118,7 @@ enum HarmRun {
         var sample = HarmSample()
         let wirePlumberCPU = { scene.wirePlumberPID.flatMap { ProcessSample(pid: $0)?.cpuSeconds } }
         let cpuAtStart = wirePlumberCPU()
-        scene.load.send(["play \(ducker) application.name=bench-ducker application.process.id=\(pid) "
+        scene.load.send(["play \(ducker) pw-policy-load.level=0.1 application.name=bench-ducker application.process.id=\(pid) "
                          + "policy.category=playback policy.options=[duck-others]"])
         let duckerName = Scene.nodeName(ducker)
         observer.wait(timeout: 30) {

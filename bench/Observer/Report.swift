@@ -107,7 +107,7 @@ enum Report {
             + "(max \(updates.map { String(Int($0.max)) } ?? "–"))."
     }
 
-    static func render(sizes: [SizeResult], idle: IdleResult?, startups: [StartupResult]) -> String {
+    static func render(sizes: [SizeResult], idle: IdleResult?, meters: MeterResult? = nil, startups: [StartupResult]) -> String {
         var lines: [String] = []
         lines.append("### Reaction latency, seen by an independent observer client (ms)")
         lines.append("")
@@ -177,6 +177,18 @@ enum Report {
             lines.append(row(["---", "---:", "---:"]))
             lines.append(row(["pw-policy", String(format: "%.0f", idle.agentCPU * 1000), "\(idle.agentWakeups)"]))
             lines.append(row(["WirePlumber", String(format: "%.0f", idle.wirePlumberCPU * 1000), "\(idle.wirePlumberWakeups)"]))
+        }
+        if let meters {
+            lines.append("")
+            lines.append("### Meters: \(Int(meters.seconds)) s with \(meters.streams) streams playing, per case")
+            lines.append("")
+            lines.append(row(["case", "pw-policy CPU (ms)", "pw-policy context switches", "WirePlumber CPU (ms)",
+                              "background Props updates"]))
+            lines.append(row(["---", "---:", "---:", "---:", "---:"]))
+            for window in meters.windows {
+                lines.append(row([window.label, String(format: "%.0f", window.agentCPU * 1000), "\(window.agentWakeups)",
+                                  String(format: "%.0f", window.wirePlumberCPU * 1000), "\(window.propsUpdates)"]))
+            }
         }
         if let streams = startups.first?.streams {
             lines.append("")

@@ -22,7 +22,7 @@ enum StartupRun {
         let background = Set(scene.background)
         let duckLevel: Float = 0.2
         let ducker = "duck-startup"
-        scene.load.send(["play \(ducker) application.name=bench-ducker application.process.id=3999999 "
+        scene.load.send(["play \(ducker) pw-policy-load.level=0.1 application.name=bench-ducker application.process.id=3999999 "
                          + "policy.category=playback policy.options=[duck-others]"])
         let ducked = observer.wait(timeout: 30) {
             background.allSatisfy { abs((scene.volume($0) ?? 1) - duckLevel) < 0.01 }

@@ -67,6 +67,7 @@ func runBenchmark(_ options: BenchOptions) throws -> String {
     try scene.waitForAgent()
     var sizes: [SizeResult] = []
     var idle: IdleResult?
+    var meters: MeterResult?
     var startups: [StartupResult] = []
     for size in options.sizes.sorted() {
         note("\(size) background streams: starting them")
@@ -87,6 +88,8 @@ func runBenchmark(_ options: BenchOptions) throws -> String {
         if size == options.idleSize, options.idleSeconds > 0 {
             note("\(size) streams: idle for \(Int(options.idleSeconds)) s")
             idle = try measureIdle(scene: scene, streams: size, seconds: options.idleSeconds)
+            note("\(size) streams: what a meter costs, 3 × 10 s")
+            meters = try MeterRun.run(scene: scene, streams: size, seconds: 10)
         }
         // After the memory and idle samples: it stops and restarts the agent.
         let harmEvents = HarmRun.events(requested: options.events, cap: options.harmEvents, streams: size)
@@ -102,7 +105,7 @@ func runBenchmark(_ options: BenchOptions) throws -> String {
             }
         }
     }
-    return Report.render(sizes: sizes, idle: idle, startups: startups)
+    return Report.render(sizes: sizes, idle: idle, meters: meters, startups: startups)
 }
 
 func measureIdle(scene: Scene, streams: Int, seconds: Double) throws -> IdleResult {

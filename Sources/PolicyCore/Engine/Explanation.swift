@@ -95,10 +95,22 @@ extension DecisionRun {
            sessions[session].isSilenced || !sessions[session].duckers.isEmpty {
             lines.append(Self.captureNote)
         }
+        if streams[index].isRunning, let note = Self.quietNote(streams[index].audibility) {
+            lines.append(note)
+        }
         if let target = preferredTarget {
             lines.append("prefers output \"\(outputs[target]?.name ?? "\(target)")\" (prefer-target of its rule)")
         }
         return lines
+    }
+
+    /// A metered stream that runs without sound ducks no one: say so.
+    static func quietNote(_ audibility: Audibility?) -> String? {
+        switch audibility {
+        case .notYetAudible?: "running but not heard yet: ducks no one until it carries sound (duck.while-audible)"
+        case .quiet?: "running but quiet: ducks no one once quiet for duck.quiet-hold-ms (duck.while-audible)"
+        case .audible?, .unmeasured?, nil: nil
+        }
     }
 
     private func appName(_ session: Int) -> String {
