@@ -27,7 +27,7 @@ enum MeterRun {
                      ("a silent duck-others stream (its meter running)", "pw-policy-load.level=0"),
                      ("a duck-others stream speaking 500 ms on, 500 ms off", "pw-policy-load.level=0.1 pw-policy-load.pulse-ms=500")]
         for (index, (label, props)) in kinds.enumerated() {
-            let id = "meter-\(streams)-\(index)"
+            let id = "reader-\(streams)-\(index)"
             if let props {
                 scene.load.send(["play \(id) \(props) application.name=bench-reader application.process.id=\(3_900_000 + index) "
                                  + "policy.category=playback policy.options=[duck-others]"])
