@@ -12,7 +12,7 @@ extension DecisionRun {
     /// The lines shared by every stream of a session. Sessions affected the
     /// same way (many ducked by the same prompt, held by the same player)
     /// share their lines: the cache writes each line and each list once.
-    func sessionLines(_ index: Int, cache: inout ExplanationCache) -> [String] {
+    func sessionLines(_ index: Int, cache: inout ExplanationCache, namer: inout SessionNamer) -> [String] {
         var effects: [EffectLine] = []
         if let hold = sessions[index].hold {
             let kind: EffectLine.Kind = hold.waiting ? .waiting : hold.resumable ? .interruptedResumable : .interrupted
@@ -39,7 +39,7 @@ extension DecisionRun {
             if let line = cache.lines[effect] {
                 lines.append(line)
             } else {
-                let line = text(of: effect)
+                let line = text(of: effect, namer: &namer)
                 cache.lines[effect] = line
                 lines.append(line)
             }
@@ -49,8 +49,9 @@ extension DecisionRun {
         return lines
     }
 
-    private func text(of effect: EffectLine) -> String {
-        switch effect.kind {
+    private func text(of effect: EffectLine, namer: inout SessionNamer) -> String {
+        func appName(_ session: Int) -> String { namer.name(session, among: sessions).description }
+        return switch effect.kind {
         case .waiting:
             "held: waiting until \(appName(effect.by)) ends (\(ruleReference(effect.rule)))"
         case .interruptedResumable:
@@ -85,11 +86,6 @@ extension DecisionRun {
             lines.append("prefers output \"\(outputs[target]?.name ?? "\(target)")\" (prefer-target of its rule)")
         }
         return lines
-    }
-
-    private func appName(_ session: Int) -> String {
-        let name = sessions[session].appName
-        return "\"" + (name.isEmpty ? sessions[session].key.rawValue : name) + "\""
     }
 
     private func ruleReference(_ rule: Int) -> String {
