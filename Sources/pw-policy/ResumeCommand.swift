@@ -14,6 +14,7 @@ struct ResumeCommand: ParsableCommand {
 
     @OptionGroup var remote: RemoteOptions
     @OptionGroup var argument: StreamArgument
+    @OptionGroup var color: ColorOptions
 
     func run() throws {
         try reportingFailures {
