@@ -20,7 +20,7 @@ public struct PolicyEffect: Sendable, Equatable {
         if let hold = status.hold { return PolicyEffect(text: "HELD: " + describe(hold, stream: status.id), severity: .held) }
         if status.silenced { return PolicyEffect(text: "SILENCED", severity: .silenced) }
         if !status.duckedBy.isEmpty {
-            let names = status.duckedBy.prefix(3).map { "\"\($0.app)\"" }.joined(separator: ", ")
+            let names = status.duckedBy.prefix(3).map(\.name.description).joined(separator: ", ")
             let more = status.duckedBy.count > 3 ? " and \(status.duckedBy.count - 3) more" : ""
             return PolicyEffect(text: "gain \(formatGain(status.gain)) DUCKED by \(names)\(more)", severity: .ducked)
         }
@@ -31,7 +31,7 @@ public struct PolicyEffect: Sendable, Equatable {
     }
 
     static func describe(_ hold: StreamStatus.Hold, stream: UInt32) -> String {
-        let by = "\"\(hold.byApp ?? hold.by ?? "another session")\""
+        let by = (hold.byName ?? SessionName.unknown).description
         switch hold.kind {
         case "interrupted":
             return "interrupted by \(by), " + (hold.resumable ? "resumes" : "does not resume")

@@ -217,8 +217,14 @@ public final class MPRISObserver {
         let destination = entries[busName]?.player.uniqueName ?? busName
         bus.call(destination: destination, path: Self.objectPath, interface: MPRISProperties.playerInterface,
                  member: member) { [weak self] result in
-            if case .failure(let error) = result { self?.log("player \(busName): \(member) failed (\(error))") }
+            if case .failure(let error) = result { self?.log(Self.failure(of: member, to: busName, error)) }
             completion(result.map { _ in () })
         }
+    }
+
+    /// The log line of a command that failed.
+    static func failure(of member: String, to busName: String, _ error: BusCallError) -> String {
+        error.peerLeft ? "player \(busName) left the bus before it answered \(member)"
+                       : "player \(busName): \(member) failed (\(error))"
     }
 }

@@ -29,6 +29,22 @@ public struct BusCallError: Error, Equatable, Sendable, CustomStringConvertible 
     }
 
     public var description: String { message.isEmpty ? name : "\(name): \(message)" }
+
+    /// The peer was not on the bus any more, or left before it answered: a
+    /// player that quit, not a failure (docs/PLAYERS.md). A NoReply counts
+    /// only when the bus says its peer disconnected; one after the call
+    /// timed out is a player that hangs.
+    public var peerLeft: Bool {
+        switch name {
+        case "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner",
+             "org.freedesktop.DBus.Error.UnknownObject":
+            true
+        case "org.freedesktop.DBus.Error.NoReply":
+            message.contains("disconnected")
+        default:
+            false
+        }
+    }
 }
 
 /// strerror for sd-bus's negative errno results.

@@ -31,6 +31,8 @@ struct CheckConfigCommand: ParsableCommand {
     @Flag(help: "Print JSON: {\"valid\": true, \"files\": […], \"config\": {…}} or {\"valid\": false, \"errors\": [{file, line, column, message}]}.")
     var json = false
 
+    @OptionGroup var color: ColorOptions
+
     func validate() throws {
         if dropIn && file == nil { throw ValidationError("--drop-in needs a FILE") }
     }

@@ -6,11 +6,20 @@ import PolicyCore
 import Glibc
 #endif
 
-/// Options of every command that prints something to read.
+/// Options of the commands that read the agent's state: text or JSON, in colour or not.
 struct DisplayOptions: ParsableArguments {
     @Flag(help: "Print JSON (an array of objects with id, type and info, like pw-dump; see docs/CLI.md).")
     var json = false
 
+    @OptionGroup var color: ColorOptions
+
+    var style: TextStyle { color.style }
+}
+
+/// `-N, --no-color`, which every command that prints takes, also one that
+/// prints no colour: a person or script that always passes it must not see
+/// one command refuse it (docs/CLI.md, "Conventions").
+struct ColorOptions: ParsableArguments {
     @Flag(name: [.customShort("N"), .customLong("no-color")], help: "Never use colours (also: NO_COLOR set, or output not a terminal).")
     var noColor = false
 

@@ -13,6 +13,7 @@ struct DumpCommand: ParsableCommand {
     @OptionGroup var remote: RemoteOptions
     @Flag(help: "Print JSON shaped like pw-dump (an array of objects with id, type, info).")
     var json = false
+    @OptionGroup var color: ColorOptions
 
     func run() throws {
         try reportingFailures {

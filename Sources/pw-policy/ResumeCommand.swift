@@ -14,6 +14,7 @@ struct ResumeCommand: ParsableCommand {
 
     @OptionGroup var remote: RemoteOptions
     @OptionGroup var argument: StreamArgument
+    @OptionGroup var color: ColorOptions
 
     func run() throws {
         try reportingFailures {
@@ -36,7 +37,7 @@ struct ResumeCommand: ParsableCommand {
                 print("stream \(target.id) \"\(target.app)\": resume requested; the agent has not handled it yet")
             } else if let hold = session.snapshot.streams[target.id]?.hold {
                 print("stream \(target.id) \"\(target.app)\" is still held (\(hold.kind)"
-                      + (hold.byApp.map { " by \"\($0)\"" } ?? "") + "): see 'pw-policy explain \(target.id)'")
+                      + (hold.byName.map { " by \($0)" } ?? "") + "): see 'pw-policy explain \(target.id)'")
             } else {
                 print("stream \(target.id) \"\(target.app)\" resumed")
             }

@@ -19,6 +19,8 @@ struct RunCommand: ParsableCommand {
     var dryRun = false
     @Option(help: "Log level: error, warning, notice, info or debug.")
     var logLevel = "info"
+    /// Its log has no colour; taken like every command's that prints.
+    @OptionGroup var color: ColorOptions
 
     func validate() throws {
         guard Log.Level(name: logLevel) != nil else {

@@ -25,6 +25,7 @@ struct SetCommand: ParsableCommand {
     @OptionGroup var override: OverrideOptions
     @Flag(help: "Remember the app's override across agent restarts (applies to the stream's app when a stream is given).")
     var persist = false
+    @OptionGroup var color: ColorOptions
 
     func run() throws {
         try reportingFailures {

@@ -15,6 +15,7 @@ struct UnsetCommand: ParsableCommand {
 
     @OptionGroup var remote: RemoteOptions
     @OptionGroup var target: TargetOptions
+    @OptionGroup var color: ColorOptions
 
     func run() throws {
         try reportingFailures {

@@ -7,6 +7,8 @@ struct VersionCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "version", abstract: "Show the version and the libpipewire versions.")
 
+    @OptionGroup var color: ColorOptions
+
     static let number = PolicyVersion.number
 
     static var text: String {

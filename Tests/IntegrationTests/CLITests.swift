@@ -178,10 +178,66 @@ struct CLIWithoutAgentTests {
     }
 
     @Test func noPipeWireIsUnavailable() throws {
-        let result = try Command.run([CLI.binary, "status", "-r", sandbox.path("no-such-socket")],
-                                     environment: sandbox.environment, timeout: 15)
+        let socket = sandbox.path("no-such-socket")
+        let result = try Command.run([CLI.binary, "status", "-r", socket], environment: sandbox.environment, timeout: 15)
         #expect(result.status == 69)
-        #expect(result.stderr.hasPrefix("pw-policy: cannot connect to PipeWire at"), "stderr: \(result.stderr)")
+        #expect(result.stderr.hasPrefix("pw-policy: no PipeWire is running for this user (tried the socket \(socket));"),
+                "stderr: \(result.stderr)")
+    }
+}
+
+// MARK: - without PipeWire
+
+/// Issue 32: with no PipeWire running for the user, a command says so, names
+/// the socket it tried and how to start PipeWire, and exits 69 — not
+/// libpipewire's errno ("Host is down"). And `-N` is taken by every command
+/// that prints.
+@Suite struct CLIWithoutPipeWireTests {
+    let runtime = NSTemporaryDirectory() + "pw-policy-no-pipewire-\(UUID().uuidString)"
+
+    init() throws {
+        try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true)
+    }
+
+    /// An empty runtime directory and nothing that points elsewhere.
+    var environment: [String: String] {
+        var environment = ProcessInfo.processInfo.environment.merging(CLI.quietEnvironment) { $1 }
+        for key in ["PIPEWIRE_REMOTE", "PIPEWIRE_RUNTIME_DIR"] { environment[key] = nil }
+        environment["XDG_RUNTIME_DIR"] = runtime
+        environment["XDG_STATE_HOME"] = runtime + "/state"
+        environment["PW_POLICY_CONFIG_DIR"] = Sandbox.repositoryRoot + "/conf"
+        return environment
+    }
+
+    var message: String {
+        "no PipeWire is running for this user (tried the socket \(runtime)/pipewire-0); "
+            + "start it with 'systemctl --user start pipewire pipewire-pulse wireplumber'"
+    }
+
+    static let connecting = [["status"], ["explain", "1"], ["set", "1", "--category", "playback"], ["unset", "--app", "x"],
+                             ["silent"], ["resume", "1"], ["monitor"], ["dump"], ["run"]]
+
+    @Test(arguments: connecting)
+    func everyCommandSaysThatNoPipeWireRuns(arguments: [String]) throws {
+        let result = try Command.run([CLI.binary] + arguments, environment: environment, timeout: 15)
+        #expect(result.status == 69, "exit \(result.status), stderr: \(result.stderr)")
+        #expect(result.stdout.isEmpty, "stdout: \(result.stdout)")
+        if arguments == ["run"] {
+            // The agent logs with a journald priority and no program name.
+            #expect(result.stderr == "<3>\(message)\n")
+        } else {
+            #expect(result.stderr == "pw-policy: \(message)\n")
+        }
+    }
+
+    /// Parsed, then on to PipeWire (or done, for those that need none).
+    @Test(arguments: connecting.map { $0 + ["-N"] } + [["status", "--no-color"], ["version", "-N"],
+                                                          ["check-config", "-N", Sandbox.repositoryRoot + "/conf/pw-policy.conf"]])
+    func everyCommandThatPrintsTakesNoColor(arguments: [String]) throws {
+        let result = try Command.run([CLI.binary] + arguments, environment: environment, timeout: 15)
+        #expect(!result.stderr.contains("Error:"), "stderr: \(result.stderr)")
+        #expect(result.status == (["version", "check-config"].contains(arguments[0]) ? 0 : 69),
+                "exit \(result.status), stderr: \(result.stderr)")
     }
 }
 

@@ -19,6 +19,23 @@ import Testing
         #expect(PolicyEffect.of(lost)?.text == "HELD: output \"headphones\" went away; 'pw-policy resume 63' continues it")
     }
 
+    /// Issue 32: which of an app's sessions, when its name alone does not
+    /// say it; never a session key.
+    @Test func namesSaySessionsApart() {
+        let ducked = Fixtures.stream(51, app: "eSpeak", gain: 0.2, duckedBy: [
+            .init(session: "pid:400/playback", app: "eSpeak", which: "playback, pid 400"),
+            .init(session: "pid:12/playback", app: "Maps"),
+        ])
+        #expect(PolicyEffect.of(ducked)?.text == #"gain 0.20 DUCKED by "eSpeak" (playback, pid 400), "Maps""#)
+        let held = Fixtures.stream(63, app: "Spotify", gain: 0, hold: .init(kind: "interrupted", by: "pid:1700/play-and-record",
+                                                                             byApp: "Chromium", byWhich: "play-and-record",
+                                                                             resumable: true))
+        #expect(PolicyEffect.of(held)?.text == #"HELD: interrupted by "Chromium" (play-and-record), resumes"#)
+        // From an agent that published no app name: still not the key.
+        let bare = Fixtures.stream(63, app: "Spotify", gain: 0, hold: .init(kind: "waiting", by: "pid:7/playback", resumable: true))
+        #expect(PolicyEffect.of(bare)?.text == #"HELD: waiting for "unknown app" to end"#)
+    }
+
     @Test func silencedAndUntouched() {
         #expect(PolicyEffect.of(Fixtures.stream(80, app: "Game", gain: 0, silenced: true))?.text == "SILENCED")
         #expect(PolicyEffect.of(Fixtures.stream(81, app: "Music")) == nil)

@@ -20,6 +20,7 @@ import PolicyCore
             streams: [10: .init(lastOutput: 2, lastOutputPrivate: true, lastOutputName: "headphones", routeLost: true)],
             held: [11: .routeLost], outputs: [1: "speakers", 2: "headphones"], privateOutputs: [2],
             defaultOutput: 1, silenced: [SessionKey("beep:system-sound")], time: 42)
+        journal.memory.silencedApps = [SessionKey("beep:system-sound"): "beep"]
         return journal
     }
 
@@ -87,6 +88,15 @@ import PolicyCore
         #expect(decoded != AgentJournal(), "the sample is not the empty journal")
         let object = try JSONSerialization.jsonObject(with: Data(Self.sample.encoded())) as? [String: Any]
         #expect(object?["silentMode"] as? Bool == Self.sample.silentMode)
+    }
+
+    /// A journal written before the names of silenced sessions were kept still reads.
+    @Test func aJournalWithoutSilencedAppsReads() throws {
+        var old = Self.sample
+        old.memory.silencedApps = nil
+        let text = String(decoding: Data(try old.encoded()), as: UTF8.self)
+        #expect(!text.contains("silencedApps") && text.contains("beep:system-sound"))
+        #expect(try AgentJournal.decoded(from: Data(text.utf8)) == old)
     }
 
     @Test(arguments: ["", "{", "not json at all", "[]", #"{"version":"one"}"#, "\u{0}\u{1}\u{2}",

@@ -3,10 +3,12 @@ import Testing
 @testable import PolicyCore
 
 @Suite struct StatusPublisherTests {
-    static let phone = SessionKey("phone:play-and-record")
-    static let radio = SessionKey("radio:playback")
-    /// Memory that knows the phone's app name but not the radio's.
-    static let memory = EngineMemory(sessions: [phone: .init(activeSince: 1, lastActive: 2, appName: "Phone")])
+    static let phone = SessionKey("pid:1866/play-and-record")
+    static let radio = SessionKey("pid:31691/playback")
+    /// The radio's app has another session beside: its name says which.
+    static let names = DecisionNames(sessions: [phone: SessionName(app: "Phone"),
+                                                radio: SessionName(app: "Radio", which: "playback")],
+                                     streams: [10: "Music"])
 
     static func graph() -> Graph {
         var graph = Graph()
@@ -28,7 +30,7 @@ import Testing
                                         warnings: ["from the classifier"])
         let decision = StreamDecision(gain: 0.2, duckedBy: [Self.phone, Self.radio], explanation: ["ducked by Phone"])
         let status = StatusPublisher.streamStatus(node: graph.nodes[10]!, classified: classified, decision: decision,
-                                                  graph: graph, memory: Self.memory, extraWarnings: ["override broken"])
+                                                  graph: graph, names: Self.names, extraWarnings: ["override broken"])
         #expect(status.id == 10)
         #expect(status.app == "Player" && status.appKey == "app:Player" && status.session == "Player:solo-ambient")
         #expect(status.direction == "playback" && status.state == "running")
@@ -38,7 +40,7 @@ import Testing
         #expect(status.warnings == ["from the classifier", "override broken"])
         #expect(status.gain == 0.2 && status.hold == nil && !status.silenced)
         #expect(status.duckedBy == [StreamStatus.Ducker(session: Self.phone.rawValue, app: "Phone"),
-                                    StreamStatus.Ducker(session: Self.radio.rawValue, app: Self.radio.rawValue)])
+                                    StreamStatus.Ducker(session: Self.radio.rawValue, app: "Radio", which: "playback")])
         #expect(status.output == "speakers")
         #expect(status.explanation == ["ducked by Phone"])
     }
@@ -46,7 +48,7 @@ import Testing
     @Test func streamStatusWithoutDecisionIsUntouched() {
         let graph = Self.graph()
         let status = StatusPublisher.streamStatus(node: graph.nodes[11]!, classified: testClassified(11), decision: nil,
-                                                  graph: graph, memory: .empty, extraWarnings: [])
+                                                  graph: graph, names: DecisionNames(), extraWarnings: [])
         #expect(status.gain == 1 && status.hold == nil && status.duckedBy.isEmpty && !status.silenced)
         #expect(status.output == nil && status.state == "idle")
     }
@@ -57,7 +59,8 @@ import Testing
         (.interrupted(by: phone, app: "Phone", resumable: false),
          StreamStatus.Hold(kind: "interrupted", by: phone.rawValue, byApp: "Phone", resumable: false, app: "running")),
         (.waiting(for: radio, app: "Radio"),
-         StreamStatus.Hold(kind: "waiting", by: radio.rawValue, byApp: "Radio", resumable: true, app: "running")),
+         StreamStatus.Hold(kind: "waiting", by: radio.rawValue, byApp: "Radio", byWhich: "playback", resumable: true,
+                           app: "running")),
         (.routeLost(output: "headphones"),
          StreamStatus.Hold(kind: "route-lost", resumable: false, output: "headphones", app: "running")),
     ])
@@ -65,7 +68,7 @@ import Testing
         let graph = Self.graph()
         let status = StatusPublisher.streamStatus(node: graph.nodes[10]!, classified: testClassified(10),
                                                   decision: StreamDecision(gain: 0, hold: reason), graph: graph,
-                                                  memory: Self.memory, extraWarnings: [])
+                                                  names: Self.names, extraWarnings: [])
         #expect(status.hold == expected)
         #expect(status.hold?.kind == reason.kind.rawValue)
         #expect(status.gain == 0)
@@ -79,7 +82,7 @@ import Testing
         graph.nodes[10]?.state = state
         let status = StatusPublisher.streamStatus(node: graph.nodes[10]!, classified: testClassified(10),
                                                   decision: StreamDecision(gain: 0, hold: .routeLost(output: "headphones")),
-                                                  graph: graph, memory: Self.memory, extraWarnings: [])
+                                                  graph: graph, names: Self.names, extraWarnings: [])
         #expect(status.hold?.app == app)
     }
 
@@ -87,7 +90,7 @@ import Testing
         let graph = Self.graph()
         let status = StatusPublisher.streamStatus(node: graph.nodes[10]!, classified: testClassified(10),
                                                   decision: StreamDecision(gain: 0, silenced: true), graph: graph,
-                                                  memory: .empty, extraWarnings: [])
+                                                  names: DecisionNames(), extraWarnings: [])
         #expect(status.silenced && status.gain == 0 && status.hold == nil)
     }
 
@@ -132,15 +135,16 @@ import Testing
 
     static let eventCases: [EventCase] = [
         EventCase(event: .interruptionBegan(session: radio, by: phone, resumable: true), type: "interruption-began",
-                  words: ["\"\(radio.rawValue)\"", "interrupted", "\"Phone\"", "resumes"],
+                  words: ["\"Radio\" (playback) interrupted by \"Phone\", resumes"],
                   session: radio.rawValue, by: phone.rawValue, shouldResume: true),
         EventCase(event: .interruptionBegan(session: radio, by: phone, resumable: false), type: "interruption-began",
                   words: ["interrupted", "\"Phone\""], session: radio.rawValue, by: phone.rawValue, shouldResume: false),
         EventCase(event: .interruptionEnded(session: phone, shouldResume: true), type: "interruption-ended",
                   words: ["\"Phone\"", "ended", "true"], session: phone.rawValue, shouldResume: true),
         EventCase(event: .duckBegan(session: radio, by: phone, level: 0.2), type: "duck-began",
-                  words: ["ducked", "\"Phone\"", "0.2"], session: radio.rawValue, by: phone.rawValue, level: 0.2),
-        EventCase(event: .duckEnded(session: radio), type: "duck-ended", words: ["no longer ducked"],
+                  words: ["\"Radio\" (playback) ducked to 0.20 by \"Phone\""], session: radio.rawValue, by: phone.rawValue,
+                  level: 0.2),
+        EventCase(event: .duckEnded(session: radio), type: "duck-ended", words: ["\"Radio\" (playback) no longer ducked"],
                   session: radio.rawValue),
         EventCase(event: .silenced(session: phone), type: "silenced", words: ["\"Phone\" silenced"],
                   session: phone.rawValue),
@@ -151,17 +155,21 @@ import Testing
         EventCase(event: .routeChanged(reason: .newDeviceAvailable, output: "usb"), type: "route-changed",
                   words: ["new-device-available", "usb"], reason: "new-device-available"),
         EventCase(event: .heldForRoute(stream: 10, output: "headphones"), type: "held-for-route",
-                  words: ["stream 10", "held", "\"headphones\""], stream: 10, reason: "old-device-unavailable"),
+                  words: ["stream 10 \"Music\" held", "\"headphones\""], stream: 10, reason: "old-device-unavailable"),
+        // A session the decision cannot name (it always can) is still not shown by its key.
+        EventCase(event: .duckEnded(session: SessionKey("pid:7/ambient")), type: "duck-ended",
+                  words: ["\"unknown app\" no longer ducked"], session: "pid:7/ambient"),
         EventCase(event: .resumed(stream: 12), type: "resumed", words: ["stream 12", "resumed"], stream: 12),
     ]
 
     @Test(arguments: eventCases)
     func eventRecord(_ example: EventCase) {
-        let record = StatusPublisher.record(example.event, seq: 7, memory: Self.memory)
+        let record = StatusPublisher.record(example.event, seq: 7, names: Self.names)
         #expect(record.seq == 7)
         #expect(record.type == example.type)
         for word in example.words { #expect(record.text.contains(word), "\(record.text) lacks \(word)") }
         #expect(!record.text.contains("\n"))
+        #expect(!record.text.contains("pid:"), "a session key in \(record.text)")
         #expect(record.session == example.session)
         #expect(record.by == example.by)
         #expect(record.stream == example.stream)
@@ -174,7 +182,7 @@ import Testing
         let documented: Set<String> = ["stream-classified", "interruption-began", "interruption-ended", "duck-began",
                                        "duck-ended", "silenced", "unsilenced", "route-changed", "held-for-route",
                                        "resumed", "silent-mode", "config-reloaded", "config-rejected"]
-        let types = Set(Self.eventCases.map { StatusPublisher.record($0.event, seq: 0, memory: .empty).type })
+        let types = Set(Self.eventCases.map { StatusPublisher.record($0.event, seq: 0, names: DecisionNames()).type })
         #expect(types.isSubset(of: documented))
         #expect(types.count == 9)
     }
@@ -190,7 +198,7 @@ import Testing
         let graph = Self.graph()
         let status = StatusPublisher.streamStatus(
             node: graph.nodes[10]!, classified: testClassified(10), graph: graph,
-            decision: StreamDecision(gain: 0, hold: .routeLost(output: "headphones")), memory: Self.memory)
+            decision: StreamDecision(gain: 0, hold: .routeLost(output: "headphones")), names: Self.names)
         let first = StatusPublisher.json(status)
         #expect(first == StatusPublisher.json(status))
         #expect(try JSONDecoder().decode(StreamStatus.self, from: Data(first.utf8)) == status)
@@ -205,7 +213,7 @@ import Testing
     }
 
     @Test func eventJSONLeavesOutMissingFields() {
-        let record = StatusPublisher.record(.resumed(stream: 3), seq: 1, memory: .empty)
+        let record = StatusPublisher.record(.resumed(stream: 3), seq: 1, names: DecisionNames())
         #expect(StatusPublisher.json(record) == #"{"seq":1,"stream":3,"text":"stream 3 resumed by the user","type":"resumed"}"#)
     }
 }
@@ -213,15 +221,15 @@ import Testing
 private extension StatusPublisher {
     /// The agent's call, with the sinks found from `graph` as the agent finds them.
     static func streamStatus(node: Graph.Node, classified: ClassifiedStream, decision: StreamDecision?,
-                             graph: Graph, memory: EngineMemory, extraWarnings: [String]) -> StreamStatus {
+                             graph: Graph, names: DecisionNames, extraWarnings: [String]) -> StreamStatus {
         streamStatus(node: node, classified: classified, decision: decision, graph: graph,
-                     linkedSinks: EngineInputBuilder.linkedSinks(in: graph), memory: memory, extraWarnings: extraWarnings)
+                     linkedSinks: EngineInputBuilder.linkedSinks(in: graph), names: names, extraWarnings: extraWarnings)
     }
 
     /// The call with arguments in reading order, for the tests above.
     static func streamStatus(node: Graph.Node, classified: ClassifiedStream, graph: Graph, decision: StreamDecision,
-                             memory: EngineMemory) -> StreamStatus {
-        streamStatus(node: node, classified: classified, decision: decision, graph: graph, memory: memory,
+                             names: DecisionNames) -> StreamStatus {
+        streamStatus(node: node, classified: classified, decision: decision, graph: graph, names: names,
                      extraWarnings: [])
     }
 }

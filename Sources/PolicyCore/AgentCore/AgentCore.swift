@@ -100,7 +100,7 @@ public struct AgentCore: Sendable {
         var controls: ControlRequests
         var players: PlayerObservation
         var matches: [UInt32: PlayerMatch]
-        var events: [(event: PolicyEvent, memory: EngineMemory)]
+        var events: [(event: PolicyEvent, names: DecisionNames)]
     }
 
     public init(identity: Identity, config: LoadedConfig, journal: AgentJournal) throws {
@@ -184,7 +184,7 @@ public struct AgentCore: Sendable {
             let resumed = Set(decision.events.compactMap { if case .resumed(let stream) = $0 { stream } else { nil } })
             pauses = PlayerPauses.plan(players: players, matches: matches, decisions: decision.streams,
                                        sessions: classified.mapValues(\.session), memory: decision.memory,
-                                       resumed: resumed, paused: journal.pausedPlayers, now: now)
+                                       names: decision.names, resumed: resumed, paused: journal.pausedPlayers, now: now)
             journal.pausedPlayers = pauses.paused
         }
         // Journal first: if we die between here and the daemon, the next start
@@ -197,7 +197,7 @@ public struct AgentCore: Sendable {
         for (command, reason) in zip(pauses.commands, pauses.reasons) {
             effects += identity.dryRun ? [.log(.info, "dry-run: would \(reason)")] : [.log(.info, reason), .player(command)]
         }
-        let events = (unpublished?.events ?? []) + decision.events.map { (event: $0, memory: decision.memory) }
+        let events = (unpublished?.events ?? []) + decision.events.map { (event: $0, names: decision.names) }
         unpublished = Unpublished(graph: graph, classified: classified, decision: decision, controls: controls,
                                   players: observation.players, matches: matches, events: events)
         if wantedMeters != metered {
@@ -217,8 +217,8 @@ public struct AgentCore: Sendable {
         unpublished = nil
         let graph = pending.graph
         var effects = reportReclassified(pending.classified, graph: graph)
-        for (event, memory) in pending.events {
-            effects += emit(StatusPublisher.record(event, seq: 0, memory: memory), graph: graph)
+        for (event, names) in pending.events {
+            effects += emit(StatusPublisher.record(event, seq: 0, names: names), graph: graph)
         }
         // Publish before acknowledging a resume: whoever waits for the key to
         // go must find the new status already there.
@@ -425,7 +425,7 @@ public struct AgentCore: Sendable {
         for (id, stream) in classified {
             guard let node = graph.nodes[id] else { continue }
             current[id] = StatusPublisher.streamStatus(node: node, classified: stream, decision: decision.streams[id],
-                                                       graph: graph, linkedSinks: sinks, memory: decision.memory,
+                                                       graph: graph, linkedSinks: sinks, names: decision.names,
                                                        extraWarnings: controls.streamWarnings[id] ?? [],
                                                        player: playerOf[id])
         }

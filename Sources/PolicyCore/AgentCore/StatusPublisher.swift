@@ -1,9 +1,9 @@
 /// Renders what the agent decided into the AgentProtocol shapes it publishes.
 public enum StatusPublisher {
     /// `linkedSinks` is `EngineInputBuilder.linkedSinks(in: graph)`, found
-    /// once for all the streams published.
+    /// once for all the streams published; `names` are the decision's.
     public static func streamStatus(node: Graph.Node, classified: ClassifiedStream, decision: StreamDecision?,
-                                    graph: Graph, linkedSinks: [UInt32: UInt32], memory: EngineMemory,
+                                    graph: Graph, linkedSinks: [UInt32: UInt32], names: DecisionNames,
                                     extraWarnings: [String], player: StreamStatus.Player? = nil) -> StreamStatus {
         let classification = classified.classification
         let decision = decision ?? .untouched
@@ -16,20 +16,24 @@ public enum StatusPublisher {
             source: classification.source.rawValue, reason: classification.reason,
             warnings: classification.warnings + extraWarnings, gain: decision.gain,
             hold: decision.hold.map { reason in
-                var hold = hold(of: reason)
+                var hold = hold(of: reason, names: names)
                 hold.app = node.state == .running ? "running" : "stopped"
                 return hold
             }, silenced: decision.silenced,
-            duckedBy: decision.duckedBy.map { StreamStatus.Ducker(session: $0.rawValue, app: appName(of: $0, memory)) },
+            duckedBy: decision.duckedBy.map { key in
+                let name = names.session(key)
+                return StreamStatus.Ducker(session: key.rawValue, app: name.app, which: name.which)
+            },
             output: sink, explanation: decision.explanation, player: player)
     }
 
-    static func hold(of reason: HoldReason) -> StreamStatus.Hold {
+    static func hold(of reason: HoldReason, names: DecisionNames) -> StreamStatus.Hold {
         switch reason {
         case .interrupted(let by, let app, let resumable):
-            StreamStatus.Hold(kind: "interrupted", by: by.rawValue, byApp: app, resumable: resumable)
+            StreamStatus.Hold(kind: "interrupted", by: by.rawValue, byApp: app, byWhich: names.sessions[by]?.which,
+                              resumable: resumable)
         case .waiting(let by, let app):
-            StreamStatus.Hold(kind: "waiting", by: by.rawValue, byApp: app, resumable: true)
+            StreamStatus.Hold(kind: "waiting", by: by.rawValue, byApp: app, byWhich: names.sessions[by]?.which, resumable: true)
         case .routeLost(let output):
             StreamStatus.Hold(kind: "route-lost", resumable: false, output: output)
         }
@@ -72,13 +76,10 @@ public enum StatusPublisher {
         }
     }
 
-    static func appName(of session: SessionKey, _ memory: EngineMemory) -> String {
-        memory.sessions[session].map(\.appName).flatMap { $0.isEmpty ? nil : $0 } ?? session.rawValue
-    }
-
-    /// An event as published and logged, numbered by the caller.
-    public static func record(_ event: PolicyEvent, seq: UInt64, memory: EngineMemory) -> EventRecord {
-        func name(_ session: SessionKey) -> String { "\"\(appName(of: session, memory))\"" }
+    /// An event as published and logged, numbered by the caller; `names`
+    /// are those of the decision it came from.
+    public static func record(_ event: PolicyEvent, seq: UInt64, names: DecisionNames) -> EventRecord {
+        func name(_ session: SessionKey) -> String { names.session(session).description }
         switch event {
         case .interruptionBegan(let session, let by, let resumable):
             return EventRecord(seq: seq, type: "interruption-began",
@@ -103,10 +104,10 @@ public enum StatusPublisher {
                                reason: reason.rawValue)
         case .heldForRoute(let stream, let output):
             return EventRecord(seq: seq, type: "held-for-route",
-                               text: "stream \(stream) held: its output \"\(output)\" went away", stream: stream,
+                               text: "\(names.stream(stream)) held: its output \"\(output)\" went away", stream: stream,
                                reason: RouteChangeReason.oldDeviceUnavailable.rawValue)
         case .resumed(let stream):
-            return EventRecord(seq: seq, type: "resumed", text: "stream \(stream) resumed by the user", stream: stream)
+            return EventRecord(seq: seq, type: "resumed", text: "\(names.stream(stream)) resumed by the user", stream: stream)
         }
     }
 

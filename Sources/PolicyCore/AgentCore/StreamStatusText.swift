@@ -15,6 +15,7 @@ enum StreamStatusText {
             members.objects("duckedBy", status.duckedBy) { ducker, members in
                 members.string("app", ducker.app)
                 members.string("session", ducker.session)
+                members.string("which", ducker.which)
             }
             members.bool("exempt", status.exempt)
             members.strings("explanation", status.explanation)
@@ -24,6 +25,7 @@ enum StreamStatusText {
                     members.string("app", hold.app)
                     members.string("by", hold.by)
                     members.string("byApp", hold.byApp)
+                    members.string("byWhich", hold.byWhich)
                     members.string("kind", hold.kind)
                     members.string("output", hold.output)
                     members.bool("resumable", hold.resumable)

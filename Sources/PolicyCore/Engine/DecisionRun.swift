@@ -39,6 +39,8 @@ struct DecisionRun {
     var sessions: [WorkingSession] = []
     /// Sessions the memory knew that have neither streams nor debounce left.
     var vanished: [(key: SessionKey, remembered: EngineMemory.SessionMemory)] = []
+    /// Where each session is in `sessions`.
+    var sessionIndexByKey: [SessionKey: Int] = [:]
     /// Active sessions taking part in interactions, in activation order.
     var activationOrder: [Int] = []
 
@@ -59,9 +61,8 @@ struct DecisionRun {
         now = input.now.isFinite ? input.now : memory.time ?? 0
     }
 
-    /// The index of a session (a scan: only needed in rare cases).
     func sessionIndex(of key: SessionKey) -> Int? {
-        sessions.firstIndex { $0.key == key }
+        sessionIndexByKey[key]
     }
 }
 

@@ -245,6 +245,11 @@ public struct EngineMemory: Sendable, Equatable, Codable {
     public var defaultOutput: UInt32?
     /// Sessions silenced (silent mode or silence-incoming) in the previous decision.
     public var silenced: Set<SessionKey>
+    /// The app names of those that are not active: they have no `sessions`
+    /// entry, yet their unsilenced event must name them after their streams
+    /// are gone. Nil when there are none, and in journals written before
+    /// names were kept.
+    public var silencedApps: [SessionKey: String]?
     /// When the decision that produced this memory was made; nil = no decision yet
     /// (the first decision reports no route changes: it has nothing to compare with).
     public var time: Double?
@@ -286,8 +291,12 @@ public struct PolicyDecision: Sendable, Equatable {
     /// When the decision may change with no new input (a debounce expiring):
     /// the caller re-runs the engine at that time. nil = not until input changes.
     public var nextWakeup: Double?
+    /// How its events and statuses name the sessions and streams they speak of.
+    public var names: DecisionNames
 
-    public init(streams: [UInt32: StreamDecision], memory: EngineMemory, events: [PolicyEvent], nextWakeup: Double?) {
+    public init(streams: [UInt32: StreamDecision], memory: EngineMemory, events: [PolicyEvent], nextWakeup: Double?,
+                names: DecisionNames = DecisionNames()) {
         self.streams = streams; self.memory = memory; self.events = events; self.nextWakeup = nextWakeup
+        self.names = names
     }
 }

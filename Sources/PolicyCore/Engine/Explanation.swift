@@ -12,7 +12,7 @@ extension DecisionRun {
     /// The lines shared by every stream of a session. Sessions affected the
     /// same way (many ducked by the same prompt, held by the same player)
     /// share their lines: the cache writes each line and each list once.
-    func sessionLines(_ index: Int, cache: inout ExplanationCache) -> [String] {
+    func sessionLines(_ index: Int, cache: inout ExplanationCache, namer: inout SessionNamer) -> [String] {
         var effects: [EffectLine] = []
         if let hold = sessions[index].hold {
             let kind: EffectLine.Kind = hold.waiting ? .waiting : hold.resumable ? .interruptedResumable : .interrupted
@@ -47,7 +47,7 @@ extension DecisionRun {
             if let line = cache.lines[effect] {
                 lines.append(line)
             } else {
-                let line = text(of: effect)
+                let line = text(of: effect, namer: &namer)
                 cache.lines[effect] = line
                 lines.append(line)
             }
@@ -57,8 +57,9 @@ extension DecisionRun {
         return lines
     }
 
-    private func text(of effect: EffectLine) -> String {
-        switch effect.kind {
+    private func text(of effect: EffectLine, namer: inout SessionNamer) -> String {
+        func appName(_ session: Int) -> String { namer.name(session, among: sessions).description }
+        return switch effect.kind {
         case .waiting:
             "held: waiting until \(appName(effect.by)) ends (\(ruleReference(effect.rule)))"
         case .interruptedResumable:
@@ -111,11 +112,6 @@ extension DecisionRun {
         case .quiet?: "running but quiet: ducks no one once quiet for duck.quiet-hold-ms (duck.while-audible)"
         case .audible?, .unmeasured?, nil: nil
         }
-    }
-
-    private func appName(_ session: Int) -> String {
-        let name = sessions[session].appName
-        return "\"" + (name.isEmpty ? sessions[session].key.rawValue : name) + "\""
     }
 
     private func ruleReference(_ rule: Int) -> String {

@@ -22,11 +22,13 @@ public struct PolicyEngine: Sendable {
         run.resolveHolds()
         run.resolveEffects()
         run.resolveStandby()
-        let decisions = run.streamDecisions()
+        var namer = SessionNamer()
+        let decisions = run.streamDecisions(namer: &namer)
         let next = run.nextMemory()
-        return PolicyDecision(streams: decisions, memory: next,
-                              events: run.events(from: memory, to: next, decisions: decisions),
-                              nextWakeup: run.nextWakeup())
+        let events = run.events(from: memory, to: next, decisions: decisions)
+        run.name(events, namer: &namer)
+        return PolicyDecision(streams: decisions, memory: next, events: events, nextWakeup: run.nextWakeup(),
+                              names: namer.names)
     }
 
     /// The first interaction rule for a pair of sessions, as the engine would
@@ -44,7 +46,8 @@ public struct PolicyEngine: Sendable {
 }
 
 extension DecisionRun {
-    func streamDecisions() -> [UInt32: StreamDecision] {
+    /// `namer` names the sessions that hold, duck or silence others.
+    func streamDecisions(namer: inout SessionNamer) -> [UInt32: StreamDecision] {
         var decisions: [UInt32: StreamDecision] = [:]
         decisions.reserveCapacity(streams.count)
         // Shared by the streams of a session: built once.
@@ -74,7 +77,8 @@ extension DecisionRun {
                 decision.hold = .routeLost(output: output)
                 decision.gain = 0
             } else if let hold = sessions[sessionIndex].hold {
-                let (other, app) = (sessions[hold.by].key, sessions[hold.by].appName)
+                // Named for the status too: which of an app's sessions it is.
+                let (other, app) = (sessions[hold.by].key, namer.name(hold.by, among: sessions).app)
                 decision.hold = hold.waiting
                     ? .waiting(for: other, app: app)
                     : .interrupted(by: other, app: app, resumable: hold.resumable)
@@ -92,13 +96,14 @@ extension DecisionRun {
                 } else {
                     decision.duckedBy = sessions[sessionIndex].duckers.map { sessions[$0.by].key }
                     duckersBySession[sessionIndex] = decision.duckedBy
+                    for ducker in sessions[sessionIndex].duckers { namer.include(ducker.by, among: sessions) }
                 }
             }
             let lines: [String]
             if let cached = linesBySession[sessionIndex] {
                 lines = cached
             } else {
-                lines = sessionLines(sessionIndex, cache: &explanationCache)
+                lines = sessionLines(sessionIndex, cache: &explanationCache, namer: &namer)
                 linesBySession[sessionIndex] = lines
             }
             decision.explanation = streamLines(index, sessionLines: lines, preferredTarget: decision.preferredTarget)
@@ -112,6 +117,7 @@ extension DecisionRun {
         var next = EngineMemory(time: now)
         next.sessions.reserveCapacity(sessions.count)
         next.streams.reserveCapacity(streams.count)
+        var silencedApps: [SessionKey: String] = [:]
         for index in sessions.indices where sessions[index].takesPart {
             let key = sessions[index].key
             // Holds and ducks only happen to active sessions, so they live in the session's memory.
@@ -122,8 +128,13 @@ extension DecisionRun {
                     mode: sessions[index].mode, appName: sessions[index].appName,
                     interruption: interruptionMemory(index), ducked: sessions[index].rememberedDuck)
             }
-            if sessions[index].isSilenced { next.silenced.insert(key) }
+            if sessions[index].isSilenced {
+                next.silenced.insert(key)
+                // An active one's name is in its memory.
+                if !sessions[index].active { silencedApps[key] = sessions[index].appName }
+            }
         }
+        next.silencedApps = silencedApps.isEmpty ? nil : silencedApps
         for index in streams.indices {
             let id = streams[index].id
             if routeLost[index] != nil {

@@ -28,14 +28,19 @@ extension DecisionRun {
                 found[existing].streams.append(index)
             } else {
                 // The classifier puts the category into the key; should two
-                // streams still disagree, the lowest id decides.
-                var session = WorkingSession(key: key, appName: streams[index].appName,
+                // streams still disagree, the lowest id decides. So does its
+                // name, the first time: a session keeps the name it was
+                // given while it is remembered, whichever of its streams
+                // come and go (a call's "Chromium input" and "Chromium").
+                let remembered = memory.sessions[key]
+                let appName = remembered.map(\.appName).flatMap { $0.isEmpty ? nil : $0 } ?? streams[index].appName
+                var session = WorkingSession(key: key, appName: appName,
                                              category: streams[index].classification.category,
                                              options: streams[index].classification.options,
                                              mode: streams[index].classification.mode)
                 session.streams = [index]
-                session.remembered = memory.sessions[key]
-                if session.remembered != nil { foundInMemory += 1 }
+                session.remembered = remembered
+                if remembered != nil { foundInMemory += 1 }
                 foundIndex[key] = found.count
                 found.append(session)
             }
@@ -49,9 +54,11 @@ extension DecisionRun {
                 var session = WorkingSession(key: key, appName: remembered.appName, category: remembered.category,
                                              options: remembered.options, mode: remembered.mode)
                 session.remembered = remembered
+                foundIndex[key] = found.count
                 found.append(session)
             }
         }
+        sessionIndexByKey = foundIndex
 
         // In the order of their lowest stream id, then sessions known only to
         // the memory: nothing depends on this order but the activation order,

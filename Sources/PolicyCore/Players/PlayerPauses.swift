@@ -61,7 +61,7 @@ public enum PlayerPauses {
     /// - `resumed`: players whose stream the user resumed (`pw-policy
     ///   resume`), or whose output came back with `route.resume-on-return`.
     public static func plan(players: PlayerSet, matches: [UInt32: PlayerMatch], decisions: [UInt32: StreamDecision],
-                            sessions: [UInt32: SessionKey], memory: EngineMemory, resumed: Set<UInt32>,
+                            sessions: [UInt32: SessionKey], memory: EngineMemory, names: DecisionNames, resumed: Set<UInt32>,
                             paused: [String: PausedPlayer], now: Double) -> Plan {
         var plan = Plan(commands: [], paused: paused, reasons: [])
         // The streams each player controls, and whether any of them is held now.
@@ -103,13 +103,20 @@ public enum PlayerPauses {
             guard let player = players[name], player.status == .playing, player.canPause != false,
                   let session = sessions[held.stream] else { continue }
             let cause: PausedPlayer.Cause
+            let why: String
             switch held.hold {
-            case .interrupted(let by, _, let resumable): cause = .interruption(by: by, resumable: resumable)
-            case .waiting(let by, _): cause = .interruption(by: by, resumable: true)
-            case .routeLost(let output): cause = .routeLost(output: output)
+            case .interrupted(let by, _, let resumable):
+                cause = .interruption(by: by, resumable: resumable)
+                why = "interrupted by \(names.session(by))\(resumable ? ", resumes after it" : "")"
+            case .waiting(let by, _):
+                cause = .interruption(by: by, resumable: true)
+                why = "waiting for \(names.session(by)) to end"
+            case .routeLost(let output):
+                cause = .routeLost(output: output)
+                why = "\(output) went away"
             }
             plan.commands.append(.pause(busName: name))
-            plan.reasons.append("pause \(name): stream \(held.stream) is held (\(describe(cause, memory: memory)))")
+            plan.reasons.append("pause \(name): stream \(held.stream) is held (\(why))")
             plan.paused[name] = PausedPlayer(owner: player.uniqueName, cause: cause, state: .pausing,
                                              session: session, since: now)
         }
@@ -132,13 +139,5 @@ public enum PlayerPauses {
     static func keepsWaiting(_ entry: PausedPlayer, memory: EngineMemory) -> Bool {
         guard entry.state == .paused, case .interruption(let by, true) = entry.cause else { return false }
         return memory.sessions[by] != nil
-    }
-
-    static func describe(_ cause: PausedPlayer.Cause, memory: EngineMemory) -> String {
-        switch cause {
-        case .interruption(let by, let resumable):
-            "interrupted by \"\(StatusPublisher.appName(of: by, memory))\"\(resumable ? ", resumes after it" : "")"
-        case .routeLost(let output): "\(output) went away"
-        }
     }
 }

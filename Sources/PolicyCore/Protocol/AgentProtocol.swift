@@ -144,6 +144,9 @@ public struct StreamStatus: Codable, Sendable, Equatable {
         /// The session that caused it and its app name (interrupted, waiting).
         public var by: String?
         public var byApp: String?
+        /// Which of the sessions named `byApp` (`SessionName.which`), when
+        /// the name alone does not say it.
+        public var byWhich: String?
         /// Whether it resumes on its own when the cause ends.
         public var resumable: Bool
         /// The output that went away (route-lost).
@@ -152,16 +155,27 @@ public struct StreamStatus: Codable, Sendable, Equatable {
         /// stream is suspended or idle) or "running" (it plays on into
         /// nothing: what it plays meanwhile is lost; docs/HOLDS.md).
         public var app: String?
-        public init(kind: String, by: String? = nil, byApp: String? = nil, resumable: Bool, output: String? = nil,
-                    app: String? = nil) {
-            self.kind = kind; self.by = by; self.byApp = byApp; self.resumable = resumable; self.output = output
-            self.app = app
+        public init(kind: String, by: String? = nil, byApp: String? = nil, byWhich: String? = nil, resumable: Bool,
+                    output: String? = nil, app: String? = nil) {
+            self.kind = kind; self.by = by; self.byApp = byApp; self.byWhich = byWhich; self.resumable = resumable
+            self.output = output; self.app = app
+        }
+
+        /// How people read the session that holds it; nil for a lost route.
+        public var byName: SessionName? {
+            byApp.map { SessionName(app: $0, which: byWhich) }
         }
     }
     public struct Ducker: Codable, Sendable, Equatable {
         public var session: String
         public var app: String
-        public init(session: String, app: String) { self.session = session; self.app = app }
+        /// Which of the sessions named `app`, when the name alone does not say it.
+        public var which: String?
+        public init(session: String, app: String, which: String? = nil) {
+            self.session = session; self.app = app; self.which = which
+        }
+
+        public var name: SessionName { SessionName(app: app, which: which) }
     }
     /// The MPRIS player that controls the stream (docs/PLAYERS.md).
     public struct Player: Codable, Sendable, Equatable {

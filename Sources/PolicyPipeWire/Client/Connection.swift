@@ -7,11 +7,29 @@ import Glibc
 public enum ConnectionError: Error, Equatable, CustomStringConvertible {
     /// No PipeWire daemon answered at this remote.
     case unavailable(remote: String, reason: String)
+    /// Nothing listens at the socket: no daemon runs for this user. Said
+    /// as such, with the socket and how to start one, rather than as
+    /// libpipewire's errno ("Host is down").
+    case notRunning(remote: String, socket: PipeWireSocket)
 
     public var description: String {
         switch self {
         case .unavailable(let remote, let reason):
             "cannot connect to PipeWire at '\(remote)': \(reason)"
+        case .notRunning(_, let socket):
+            socket.nobodyListens
+        }
+    }
+
+    /// Why `pw_context_connect` failed, from its errno. libpipewire reports
+    /// a socket that does not exist as EHOSTDOWN; one nobody listens on
+    /// (a daemon that died) is ECONNREFUSED.
+    static func connecting(to remote: String, errno code: Int32, environment: [String: String]) -> ConnectionError {
+        switch code {
+        case EHOSTDOWN, ECONNREFUSED, ENOENT:
+            .notRunning(remote: remote, socket: PipeWireSocket(remote: remote, environment: environment))
+        default:
+            .unavailable(remote: remote, reason: String(cString: strerror(code)))
         }
     }
 }
@@ -46,7 +64,8 @@ public final class Connection {
     public init(loop: EventLoop, remote: String? = nil, applicationName: String = "pw-policy",
                 properties: [String: String] = [:]) throws(ConnectionError) {
         self.loop = loop
-        let remoteName = remote ?? Connection.defaultRemote(environment: currentEnvironment())
+        let environment = currentEnvironment()
+        let remoteName = remote ?? Connection.defaultRemote(environment: environment)
         self.remote = remoteName
         let context = withDictionary(Connection.contextProperties) { props in
             pw_context_new(loop.pwLoop, pw_properties_new_dict(props), 0)
@@ -56,9 +75,9 @@ public final class Connection {
         }
         self.clientProperties = Connection.clientProperties(remote: remoteName, applicationName: applicationName, extra: properties)
         guard let core = Connection.connect(context, properties: clientProperties) else {
-            let reason = String(cString: strerror(errno))
+            let error = ConnectionError.connecting(to: remoteName, errno: errno, environment: environment)
             pw_context_destroy(context)
-            throw .unavailable(remote: remoteName, reason: reason)
+            throw error
         }
         self.context = context
         self.core = core
@@ -111,7 +130,7 @@ public final class Connection {
     func exportingCore() throws(ConnectionError) -> OpaquePointer {
         if let exportCore { return exportCore.core }
         guard let core = Connection.connect(context, properties: clientProperties) else {
-            throw .unavailable(remote: remote, reason: String(cString: strerror(errno)))
+            throw .connecting(to: remote, errno: errno, environment: currentEnvironment())
         }
         let hook = Hook()
         installCoreListener(on: core, hook: hook)
