@@ -44,7 +44,9 @@ public final class GraphActions {
 
     public init(mirror: GraphMirror) {
         self.mirror = mirror
-        mirror.onLinkRemoved = { [unowned self] id in self.linkRemoved(id) }
+        // Weak: a command's actions can go before the mirror it watches
+        // (the CLI writes a request, then waits on the mirror alone).
+        mirror.onLinkRemoved = { [weak self] id in self?.linkRemoved(id) }
     }
 
     deinit {
