@@ -292,11 +292,20 @@ extension TimingSensitiveSuites {
             defer { recorder.stop(signal: SIGINT) }
             let canberra = try CanberraAlert(sandbox: scene.sandbox, display: display, file: alert, description: name)
             var gains: [Float] = []
+            // What the observer saw of the alert's stream, when: its state,
+            // Props volume and links (a leak shows as running at 1.0).
+            var timeline: [(seconds: Double, state: String)] = []
+            let start = Date()
             _ = canberra.process.waitForExit(timeout: 15) {
                 scene.client.loop.iterate(timeout: 0.005)
                 let stream = scene.client.graph.streams.first { $0.props["application.id"] == "org.freedesktop.libcanberra.gtk-play" }
                 if let volume = stream?.volume, volume != gains.last { gains.append(volume) }
+                let state = stream.map { "\($0.state.rawValue) at \($0.volume.map { "\($0)" } ?? "-"), "
+                    + "\(scene.client.graph.links(from: $0.id).count) links" } ?? "none"
+                if state != timeline.last?.state { timeline.append((Date().timeIntervalSince(start), state)) }
             }
+            Self.report("\(name): the alert's stream " + timeline.map { String(format: "%.3f s: ", $0.seconds) + $0.state }
+                .joined(separator: "; "))
             #expect(canberra.process.exitStatus == 0, "canberra-gtk-play: \(canberra.errors)")
             scene.client.pump(0.3)
             recorder.stop(signal: SIGINT)

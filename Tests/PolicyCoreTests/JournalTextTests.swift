@@ -17,6 +17,7 @@ import Testing
         stream.landing = 1
         stream.overtaken = true
         stream.sentAgainEarly = true
+        stream.reportsWhenCommanded = 12
         return stream
     }()
 

@@ -657,3 +657,39 @@ func hold() -> StreamDecision {
         }
     }
 }
+
+/// A command overwritten in the same moment (WirePlumber restoring a saved
+/// volume to a new stream while the agent silences it): the report that
+/// came after it, louder than asked, sends it again at once, once.
+@Suite struct OverwrittenCommandTests {
+    @Test func aLouderReportAfterACommandSendsItAgainAtOnceOnce() {
+        var harness = PlannerHarness.standard()
+        harness.graph.nodes[10]?.state = .suspended
+        let silent = StreamDecision(gain: 0)
+        #expect(harness.run([10: silent], daemonApplies: false).actions == [.setGain(node: 10, gain: 0)])
+        // A report from before the command arrives no later: nothing yet.
+        harness.now += 0.01
+        #expect(harness.run([10: silent], daemonApplies: false).actions.isEmpty)
+        // WirePlumber's restore lands after ours: the client reports 1.0 again.
+        harness.graph.nodes[10]?.propsReports += 1
+        harness.now += 0.01
+        #expect(harness.run([10: silent], daemonApplies: false).actions == [.setGain(node: 10, gain: 0)])
+        // Once only: another such report waits for the timeout.
+        harness.graph.nodes[10]?.propsReports += 1
+        harness.now += 0.01
+        #expect(harness.run([10: silent], daemonApplies: false).actions.isEmpty)
+        harness.now += 1
+        #expect(harness.run([10: silent]).actions == [.setGain(node: 10, gain: 0)])
+        #expect(harness.graph.nodes[10]?.volume == 0)
+    }
+
+    /// Quieter than asked is no harm: a fade down's late step, a ramp's.
+    @Test func aQuieterReportWaitsAsBefore() {
+        var harness = PlannerHarness.standard()
+        harness.graph.nodes[10]?.volume = 0.1
+        #expect(harness.run([10: StreamDecision(gain: 0.5)], daemonApplies: false).actions == [.setGain(node: 10, gain: 0.5)])
+        harness.graph.nodes[10]?.propsReports += 1
+        harness.now += 0.01
+        #expect(harness.run([10: StreamDecision(gain: 0.5)], daemonApplies: false).actions.isEmpty)
+    }
+}

@@ -100,6 +100,7 @@ public struct AgentJournal: Codable, Sendable, Equatable {
             stream.confirmed = true
             stream.overtaken = nil
             stream.sentAgainEarly = nil
+            stream.reportsWhenCommanded = nil
             if stream.ramp != nil { stream.commandedGain = nil }
             return stream
         }

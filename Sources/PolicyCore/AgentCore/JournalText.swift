@@ -97,6 +97,7 @@ enum JournalText {
         }
         members.number("rampLength", stream.rampLength)
         members.number("rampRunsUntil", stream.rampRunsUntil)
+        members.integer("reportsWhenCommanded", stream.reportsWhenCommanded)
         members.integer("routedTo", stream.routedTo)
         members.bool("sentAgainEarly", stream.sentAgainEarly)
         members.integer("serial", stream.serial)

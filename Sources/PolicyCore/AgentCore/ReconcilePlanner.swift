@@ -37,6 +37,12 @@ public struct AppliedStream: Sendable, Equatable, Codable {
     /// "Lost commands"). Optional: journals written before them read as not.
     public var overtaken: Bool?
     public var sentAgainEarly: Bool?
+    /// The node's `propsReports` when the command was sent: a later report
+    /// louder than the command, outside a fade, means someone overwrote it
+    /// (WirePlumber restoring a saved volume to a new stream in the same
+    /// moment): it counts as overtaken, and is sent again at once rather
+    /// than after the timeout, while the stream may already play.
+    public var reportsWhenCommanded: Int?
     /// We unlinked it (a hold); it must be relinked when released.
     public var held: Bool
     /// A fade in progress.
@@ -439,6 +445,7 @@ public struct ReconcilePlanner: Sendable {
         stream.overtaken = nil
         stream.commandedGain = gain
         stream.commandedAt = now
+        stream.reportsWhenCommanded = node.propsReports
         stream.confirmed = !always && !inFlight && !observedDiffers(node, from: gain)
         guard !stream.confirmed else { return [] }
         return [rampMilliseconds.map { .rampGain(node: node.id, gain: gain, milliseconds: $0) }
@@ -514,6 +521,10 @@ public struct ReconcilePlanner: Sendable {
                 applied[id]?.overtaken = nil
                 applied[id]?.sentAgainEarly = nil
                 if let client = node.clientID { lastReported[client] = max(lastReported[client] ?? order, order) }
+            } else if stream.sentAgainEarly != true, stream.ramp == nil, stream.rampRunsUntil == nil,
+                      let before = stream.reportsWhenCommanded, node.propsReports > before,
+                      let volume = node.volume, Double(volume) > commanded + epsilon {
+                applied[id]?.overtaken = true  // overwritten: louder than we asked, reported after we asked
             } else if let client = node.clientID, stream.sentAgainEarly != true {
                 waiting.append((id, client, order))
             }

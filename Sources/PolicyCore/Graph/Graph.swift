@@ -52,6 +52,9 @@ public struct Graph: Sendable, Equatable {
         public var channelVolumes: [Float]
         /// Props `mute`: the user's.
         public var mute: Bool?
+        /// How many Props reports the mirror has had for it: tells a report
+        /// that came after a command of ours from one that came before.
+        public var propsReports = 0
         /// Whether the node's info (its full properties) has arrived: the
         /// registry announces a node with only some of them (no `policy.*`),
         /// and classifying it on those would be wrong for a moment.

@@ -182,6 +182,7 @@ public final class GraphMirror {
         node.volume = volume
         node.channelVolumes = channelVolumes
         node.mute = mute
+        node.propsReports += 1
         if store(&graph.nodes[id], node) { changed(.props(id)) }
     }
 
