@@ -118,6 +118,22 @@ int cpw_node_set_props_volume(struct pw_node *node, float volume) {
     return pw_node_set_param(node, SPA_PARAM_Props, 0, pod);
 }
 
+int cpw_node_set_props_volumes(struct pw_node *node, float volume, bool mute, const float *channel_volumes,
+                               uint32_t n_channel_volumes) {
+    uint8_t buffer[1024];
+    struct spa_pod_builder b = SPA_POD_BUILDER_INIT(buffer, sizeof(buffer));
+    if (n_channel_volumes > CPW_MAX_CHANNELS)
+        return -EINVAL;
+    const struct spa_pod *pod = spa_pod_builder_add_object(&b,
+        SPA_TYPE_OBJECT_Props, SPA_PARAM_Props,
+        SPA_PROP_volume, SPA_POD_Float(volume),
+        SPA_PROP_mute, SPA_POD_Bool(mute),
+        SPA_PROP_channelVolumes, SPA_POD_Array(sizeof(float), SPA_TYPE_Float, n_channel_volumes, channel_volumes));
+    if (pod == NULL)
+        return -ENOSPC;
+    return pw_node_set_param(node, SPA_PARAM_Props, 0, pod);
+}
+
 int cpw_parse_props(const struct spa_pod *pod, struct cpw_props *out) {
     memset(out, 0, sizeof(*out));
     if (pod == NULL || !spa_pod_is_object_type(pod, SPA_TYPE_OBJECT_Props))

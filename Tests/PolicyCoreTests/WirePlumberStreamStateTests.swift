@@ -86,7 +86,8 @@ import Testing
             #expect(daemon.wirePlumberSaved[key] == 1, "corrected as soon as no stream of the key holds a gain")
             #expect(daemon.core.journal.wirePlumberKeys[key] == nil)
         } else {
-            #expect(daemon.core.journal.wirePlumberKeys[key] == 2, "0.5 takes no route-settings correction of it: kept for the exit")
+            #expect(daemon.core.journal.wirePlumberKeys[key] == .init(channelVolumes: [1, 1], mute: false),
+                    "0.5 takes no route-settings correction of it: kept for the exit, with the user's values saved there")
         }
         daemon.restoreAll()
         #expect(daemon.wirePlumberSaved[key] == 1)
@@ -121,6 +122,30 @@ import Testing
         daemon.play(32, role: "Notification", app: "c")
         daemon.reconcile()
         #expect(daemon.gain(32) == 0)
+    }
+
+    /// A stand-in carries the user's own values WirePlumber saved, as the
+    /// key's stream last reported them: WirePlumber saves what it reports.
+    @Test func theUsersValuesFollowTheStreamOfATaintedKey() throws {
+        var daemon = try InMemoryDaemon()
+        daemon.stack = Self.v05
+        daemon.connect()
+        daemon.play(10, props: ["application.name": "mpv"])
+        daemon.settle()
+        daemon.play(20, props: ["application.name": "Maps", "policy.category": "playback", "policy.options": "[ duck-others ]"])
+        daemon.now += 1
+        daemon.settle()
+        let key = "Output/Audio:application.name:mpv"
+        daemon.graph.nodes[10]?.channelVolumes = [0.5, 0.25]
+        daemon.graph.nodes[10]?.mute = true
+        daemon.now += 0.1
+        daemon.reconcile()
+        #expect(daemon.core.journal.wirePlumberKeys[key] == .init(channelVolumes: [0.5, 0.25], mute: true))
+        daemon.stop(10)
+        daemon.now += 0.1
+        daemon.reconcile()
+        let effects = daemon.restoreAll()
+        #expect(effects.contains(.resetStoredVolumes([key: .init(channelVolumes: [0.5, 0.25], mute: true)])))
     }
 
     /// SIGKILL: the journal still names the key; the next start corrects it.

@@ -53,6 +53,10 @@ struct pw_properties *cpw_properties_new_empty(void);
 // MARK: - POD helpers
 /// Sets Props `volume` (only that field) on a node.
 int cpw_node_set_props_volume(struct pw_node *node, float volume);
+/// Sets Props `volume`, `mute` and `channelVolumes` at once: only ever on a
+/// node of the agent's own (a stand-in stream), never on a user's stream.
+int cpw_node_set_props_volumes(struct pw_node *node, float volume, bool mute, const float *channel_volumes,
+                               uint32_t n_channel_volumes);
 /// Sets Props `volume` as a native ramp: the client's audioconvert moves to
 /// it over `milliseconds` (`volumeRampTime`) in steps of `step_frames`
 /// (`volumeRampStepSamples`). PipeWire >= 0.3.68 clients only.

@@ -23,11 +23,11 @@ public enum AgentEffect: Sendable, Equatable {
     case wakeUp(at: Double?)
     /// Wait until the daemon has processed everything sent so far.
     case flush
-    /// Set WirePlumber's saved `volume` of these stream-state keys (with the
-    /// channel count of their streams) back to 1 by stand-in streams, then
+    /// Set WirePlumber's saved `volume` of these stream-state keys back to
+    /// 1, keeping the user's values saved there, by stand-in streams; then
     /// run `AgentCore.storedVolumesReset` with the keys done and execute
     /// what it returns (WirePlumberStreamState; at exit only).
-    case resetStoredVolumes([String: Int])
+    case resetStoredVolumes([String: WirePlumberStreamState.UserVolumes])
     /// Run `AgentCore.publish()` and execute what it returns: the statuses
     /// and events of the decisions whose graph actions came before. The
     /// executor runs it on the loop's next turn, after a reconcile due then

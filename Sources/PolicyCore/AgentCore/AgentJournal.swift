@@ -17,10 +17,10 @@ public struct AgentJournal: Codable, Sendable, Equatable {
     /// play them again nor plays one we did not pause (docs/PLAYERS.md).
     public var pausedPlayers: [String: PausedPlayer] = [:]
     /// WirePlumber's stream-state keys under which it may have saved a
-    /// policy gain, with the channel count of the stream that put it there:
-    /// corrected once no stream of the key holds one, at the latest at exit
+    /// policy gain, with the user's own values saved there: corrected once
+    /// no stream of the key holds one, at the latest at exit
     /// (WirePlumberStreamState; docs/POLICY.md, "WirePlumber's memory").
-    public var wirePlumberKeys: [String: Int] = [:]
+    public var wirePlumberKeys: [String: WirePlumberStreamState.UserVolumes] = [:]
 
     public init() {}
 
@@ -39,7 +39,8 @@ public struct AgentJournal: Codable, Sendable, Equatable {
         applied = try container.decode([UInt32: AppliedStream].self, forKey: .applied)
         memory = try container.decode(EngineMemory.self, forKey: .memory)
         pausedPlayers = try container.decodeIfPresent([String: PausedPlayer].self, forKey: .pausedPlayers) ?? [:]
-        wirePlumberKeys = try container.decodeIfPresent([String: Int].self, forKey: .wirePlumberKeys) ?? [:]
+        wirePlumberKeys = try container.decodeIfPresent([String: WirePlumberStreamState.UserVolumes].self,
+                                                        forKey: .wirePlumberKeys) ?? [:]
     }
 
     /// `$XDG_STATE_HOME/pw-policy/state.json`, else `~/.local/state/pw-policy/state.json`.

@@ -71,12 +71,26 @@ public enum WirePlumberStreamState {
         return [write(entry, JSONValue.object(values).text(escapingSlashes: false))]
     }
 
+    /// What WirePlumber saved under a key besides the volume: the user's
+    /// own channel volumes and mute, as the key's stream last reported them.
+    /// A stand-in stream carries them: WirePlumber saves whatever it reports,
+    /// its defaults too, so it must report the user's values and volume 1.
+    public struct UserVolumes: Sendable, Equatable, Codable {
+        public var channelVolumes: [Float]
+        public var mute: Bool
+        public init(channelVolumes: [Float], mute: Bool) {
+            self.channelVolumes = channelVolumes; self.mute = mute
+        }
+
+        init(of node: Graph.Node) {
+            self.init(channelVolumes: node.channelVolumes.isEmpty ? [1, 1] : node.channelVolumes, mute: node.mute ?? false)
+        }
+    }
+
     /// What the agent tracks between turns: the keys under which WirePlumber
-    /// may have saved a policy gain, each with the channel count of the
-    /// stream that put it there (a stand-in stream must have as many, or
-    /// WirePlumber would save the user's channel volumes cut or padded).
+    /// may have saved a policy gain, each with the user's values saved there.
     public struct Tracking: Sendable, Equatable {
-        public var keys: [String: Int]
+        public var keys: [String: UserVolumes]
         /// Corrections to send now, through `route-settings`.
         public var writes: [MetadataWrite]
     }
@@ -89,17 +103,18 @@ public enum WirePlumberStreamState {
     /// WirePlumber takes no `route-settings` correction for wait for
     /// `resetStoredVolumes` at exit, or for the next stream of theirs, which
     /// the agent raises to 1 and WirePlumber then saves.
-    public static func track(_ tainted: [String: Int], graph: Graph, applied: [UInt32: AppliedStream],
+    public static func track(_ tainted: [String: UserVolumes], graph: Graph, applied: [UInt32: AppliedStream],
                              sent actions: [AgentAction], stack: PipeWireStack) -> Tracking {
         let wirePlumber = stack.wirePlumberVersion
         var keys = tainted
         var busy = Set<String>()
-        func channels(_ node: Graph.Node) -> Int { node.channelVolumes.isEmpty ? 2 : node.channelVolumes.count }
         for node in graph.streams where node.streamDirection == .playback {
             guard let key = key(of: node.props, wirePlumber: wirePlumber) else { continue }
             let ours = applied[node.id].flatMap { $0.serial == node.serial ? $0 : nil }
             let atOne = node.volume.map { ReconcilePlanner.reports($0, 1) } ?? false
-            if ours != nil, let volume = node.volume, !ReconcilePlanner.reports(volume, 1) { keys[key] = channels(node) }
+            if ours != nil, let volume = node.volume, !ReconcilePlanner.reports(volume, 1) { keys[key] = UserVolumes(of: node) }
+            // The user's values as they are now: WirePlumber saves them at each change.
+            if keys[key] != nil, !node.channelVolumes.isEmpty { keys[key] = UserVolumes(of: node) }
             if !atOne || ours.map({ !$0.isNeutral || !$0.confirmed }) == true { busy.insert(key) }
         }
         for action in actions {
@@ -110,7 +125,7 @@ public enum WirePlumberStreamState {
             }
             guard target.gain != 1, let node = graph.nodes[target.node],
                   let key = key(of: node.props, wirePlumber: wirePlumber) else { continue }
-            keys[key] = channels(node)
+            keys[key] = UserVolumes(of: node)
             busy.insert(key)
         }
         var writes: [MetadataWrite] = []
@@ -130,31 +145,32 @@ public enum WirePlumberStreamState {
     /// to 1 and WirePlumber then saves itself.
     public struct Correction: Sendable, Equatable {
         public var writes: [MetadataWrite] = []
-        /// Keys to reset by stand-in streams, with their channel counts.
-        public var standIns: [String: Int] = [:]
+        /// Keys to reset by stand-in streams, with the user's values saved there.
+        public var standIns: [String: UserVolumes] = [:]
         /// Keys that cannot be corrected now (no WirePlumber): kept for the next start.
-        public var left: [String: Int] = [:]
+        public var left: [String: UserVolumes] = [:]
     }
 
-    public static func correctAll(_ tainted: [String: Int], graph: Graph, stack: PipeWireStack) -> Correction {
+    public static func correctAll(_ tainted: [String: UserVolumes], graph: Graph, stack: PipeWireStack) -> Correction {
         let wirePlumber = stack.wirePlumberVersion
         let live = Set(graph.streams.compactMap { key(of: $0.props, wirePlumber: wirePlumber) })
         guard graph.metadata(named: routeSettings) != nil else { return Correction(left: tainted) }
         var correction = Correction()
-        for (key, channels) in tainted.sorted(by: { $0.key < $1.key }) {
+        for (key, user) in tainted.sorted(by: { $0.key < $1.key }) {
             if readsRouteSettings(for: key, wirePlumber: wirePlumber, pipewire: stack.pipewireVersion) {
                 correction.writes += routeSettingsCorrection(of: key, in: graph)
             } else if !live.contains(key) {
-                correction.standIns[key] = channels
+                correction.standIns[key] = user
             }
         }
         return correction
     }
 
     /// The properties of a stand-in stream for `key`: the media class and
-    /// the one property the key names, so that WirePlumber gives it the
-    /// values it saved under that key; never linked; marked as the agent's
-    /// own (`Graph.Node.isAgentsOwn`) so that the policy leaves it alone.
+    /// the one property the key names, so that WirePlumber takes it for a
+    /// stream of that key; as many channels as the key's stream had; never
+    /// linked; marked as the agent's own (`Graph.Node.isAgentsOwn`) so that
+    /// the policy leaves it alone.
     public static func standInProperties(for key: String, channels: Int) -> [String: String]? {
         let parts = key.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
         guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty else { return nil }

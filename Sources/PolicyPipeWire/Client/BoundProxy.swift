@@ -79,6 +79,11 @@ final class NodeObserver: BoundProxy {
         cpw_node_set_props_volume(proxy, volume)
     }
 
+    /// Sets Props `volume`, `mute` and `channelVolumes`: for the agent's own stand-in streams only.
+    func setVolumes(_ volume: Float, mute: Bool, channelVolumes: [Float]) -> Int32 {
+        channelVolumes.withUnsafeBufferPointer { cpw_node_set_props_volumes(proxy, volume, mute, $0.baseAddress, UInt32($0.count)) }
+    }
+
     func rampVolume(to volume: Float, milliseconds: Int32, stepFrames: Int32) -> Int32 {
         cpw_node_set_props_volume_ramp(proxy, volume, milliseconds, stepFrames)
     }

@@ -10,63 +10,64 @@ import Glibc
 /// key changing its Props (docs/POLICY.md, "WirePlumber's memory"). So for
 /// each key the daemon creates a stand-in node of the agent's — a
 /// never-linked null sink classed as that stream with that key's property
-/// (`WirePlumberStreamState.standInProperties`) —, WirePlumber gives it the
-/// saved values, the agent sets its `volume` to 1, WirePlumber saves that
-/// with the user's channel volumes and mute as they were, and the node goes.
+/// (`WirePlumberStreamState.standInProperties`) — and the agent sets its
+/// Props to volume 1 with the user's channel volumes and mute saved there.
+/// WirePlumber saves every Props change of a stream, the stand-in's own
+/// defaults too (0.5.8 saved them before it restored anything on it), and
+/// may restore its saved values on it meanwhile: the agent sets its values
+/// again until the stand-in has reported them, and nothing else, for a
+/// while; then, after a round trip through WirePlumber, the node goes.
 final class StandInStreams {
     private let actions: GraphActions
     private var mirror: GraphMirror { actions.mirror }
     /// How many stand-ins this process made: names each one uniquely.
     private var created = 0
+    /// How long a stand-in must keep the user's values before it goes: longer
+    /// than WirePlumber takes to restore saved values on a new node.
+    static let settle = 0.3
+    /// How often a stand-in that does not report them is sent them again.
+    static let resend = 0.1
 
     init(actions: GraphActions) { self.actions = actions }
 
     /// Resets every key at once, running the loop until done or `timeout`
-    /// (for shutdown); returns the keys reset, or found with nothing to reset.
-    func reset(_ keys: [String: Int], timeout: Double = 3) -> Set<String> {
-        var pending: [(key: String, node: StandIn)] = []
-        for (key, channels) in keys.sorted(by: { $0.key < $1.key }) {
+    /// (for shutdown); returns the keys reset.
+    func reset(_ keys: [String: WirePlumberStreamState.UserVolumes], timeout: Double = 3) -> Set<String> {
+        var standIns: [StandIn] = []
+        for (key, user) in keys.sorted(by: { $0.key < $1.key }) {
             created += 1
-            guard let props = WirePlumberStreamState.standInProperties(for: key, channels: channels),
-                  let node = StandIn(core: mirror.connection.core, props: props, marker: "stand-in \(getpid())-\(created)")
+            guard let props = WirePlumberStreamState.standInProperties(for: key, channels: user.channelVolumes.count),
+                  let node = StandIn(core: mirror.connection.core, props: props, marker: "stand-in \(getpid())-\(created)",
+                                     key: key, user: user)
             else { continue }
-            pending.append((key, node))
+            standIns.append(node)
         }
-        let loop = mirror.connection.loop
         let deadline = MonotonicClock.now + timeout
-        // WirePlumber restores the saved values when it sees the node; a
-        // saved volume other than 1 shows as a Props change. One that shows
-        // none within `restoreWait` had nothing to reset.
-        let restoreWait = min(1.0, timeout / 2)
-        loop.run(timeout: restoreWait) { pending.allSatisfy { self.restored($0.node) } }
-        var done = Set<String>()
-        var setting: [(key: String, node: StandIn, id: UInt32)] = []
-        for (key, node) in pending {
-            guard let id = node.id(in: mirror.graph), let volume = mirror.graph.nodes[id]?.volume else { continue }
-            if ReconcilePlanner.reports(volume, 1) {
-                done.insert(key)
-            } else if (try? actions.setVolume(node: id, to: 1)) != nil {
-                setting.append((key, node, id))
-            }
-        }
-        loop.run(timeout: max(0, deadline - MonotonicClock.now)) {
-            setting.allSatisfy { self.mirror.graph.nodes[$0.id]?.volume.map { ReconcilePlanner.reports($0, 1) } == true }
-        }
-        for entry in setting where mirror.graph.nodes[entry.id]?.volume.map({ ReconcilePlanner.reports($0, 1) }) == true {
-            done.insert(entry.key)
-        }
+        mirror.connection.loop.run(timeout: timeout) { standIns.allSatisfy { self.converge($0) } }
+        let done = Set(standIns.filter { $0.keptSince.map { MonotonicClock.now - $0 >= Self.settle } == true }.map(\.key))
         // WirePlumber saves after reading the node's params again (a round
         // trip of its own): two round trips through a metadata it
-        // implements put our destroy behind that, then the nodes go.
-        if !setting.isEmpty { syncWithWirePlumber(until: deadline) }
+        // implements put our destroy behind that.
+        if !standIns.isEmpty { syncWithWirePlumber(until: deadline + 1) }
         return done
     }
 
-    /// Whether WirePlumber has restored its saved values on the stand-in (its
-    /// volume no longer the 1 it started with).
-    private func restored(_ node: StandIn) -> Bool {
-        guard let id = node.id(in: mirror.graph), let volume = mirror.graph.nodes[id]?.volume else { return false }
-        return !ReconcilePlanner.reports(volume, 1)
+    /// One look at a stand-in: whether it has kept the user's values long
+    /// enough; sends them (again) when it does not report them.
+    private func converge(_ standIn: StandIn) -> Bool {
+        let now = MonotonicClock.now
+        guard let id = standIn.id(in: mirror.graph), let node = mirror.graph.nodes[id], node.volume != nil else { return false }
+        if standIn.reports(node) {
+            let since = standIn.keptSince ?? now
+            standIn.keptSince = since
+            return now - since >= Self.settle
+        }
+        standIn.keptSince = nil
+        if standIn.sentAt.map({ now - $0 >= Self.resend }) ?? true {
+            standIn.sentAt = now
+            _ = actions.mirror.nodeObserver(id)?.setVolumes(1, mute: standIn.user.mute, channelVolumes: standIn.user.channelVolumes)
+        }
+        return false
     }
 
     private func syncWithWirePlumber(until deadline: Double) {
@@ -86,16 +87,24 @@ final class StandInStreams {
 /// One stand-in node: the daemon's adapter around a null sink, created for
 /// this client (it goes when the proxy does, or when we disconnect).
 private final class StandIn {
+    let key: String
+    let user: WirePlumberStreamState.UserVolumes
+    /// Since when it has reported the user's values, and when we last sent them.
+    var keptSince: Double?
+    var sentAt: Double?
     private let proxy: OpaquePointer
     private let marker: String
 
-    init?(core: OpaquePointer, props: [String: String], marker: String) {
+    init?(core: OpaquePointer, props: [String: String], marker: String, key: String,
+          user: WirePlumberStreamState.UserVolumes) {
         var props = props
         props["factory.name"] = "support.null-audio-sink"
         props["object.linger"] = "false"
         // Tells this node from the other stand-ins in the mirror.
         props[Graph.Node.agentsOwnKey] = marker
         self.marker = marker
+        self.key = key
+        self.user = user
         let raw = withDictionary(props) { cpw_core_create_object(core, "adapter", InterfaceType.node, InterfaceType.version, $0) }
         guard let raw else { return nil }
         proxy = OpaquePointer(raw)
@@ -103,6 +112,12 @@ private final class StandIn {
 
     func id(in graph: Graph) -> UInt32? {
         graph.nodes.values.first { $0.props[Graph.Node.agentsOwnKey] == marker }?.id
+    }
+
+    /// Volume 1 and the user's values, exactly.
+    func reports(_ node: Graph.Node) -> Bool {
+        node.volume.map { ReconcilePlanner.reports($0, 1) } == true && (node.mute ?? false) == user.mute
+            && node.channelVolumes == user.channelVolumes
     }
 
     deinit { pw_proxy_destroy(proxy) }
