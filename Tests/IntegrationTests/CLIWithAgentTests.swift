@@ -133,6 +133,22 @@ struct CLIWithAgentTests {
         #expect(scene.waitForSinks("music", ["speakers"]) && scene.waitForVolume("music", 1), "\(scene.describe(["music"]))")
     }
 
+    /// `pw-policy restore` (the unit's ExecStopPost) leaves a running
+    /// agent's changes to it: the game stays silenced.
+    @Test func restoreDoesNothingWhileAnAgentRuns() throws {
+        let scene = try AgentScene()
+        let game = try scene.play("game", role: nil, properties: "{ application.name=Solitaire policy.category=ambient }")
+        defer { game.stop() }
+        #expect(try scene.cli(["silent", "on"]).status == 0)
+        #expect(scene.waitForVolume("game", 0), "\(scene.describe(["game"]))")
+        let pid = try #require(scene.agent?.pid)
+        let restore = try scene.cli(["restore"])
+        #expect(restore.status == 0, "stderr: \(restore.stderr)")
+        #expect(restore.stderr.contains("an agent runs (pid \(pid))"), "stderr: \(restore.stderr)")
+        scene.client.pump(0.3)
+        #expect(scene.volume("game") == 0 && scene.agent?.isRunning == true, "\(scene.describe(["game"]))")
+    }
+
     @Test func silentModeSilencesAnAmbientStreamAndStatusShowsIt() throws {
         let scene = try AgentScene()
         let music = try scene.play("music", properties: "{ application.name=Spotify }")

@@ -359,6 +359,8 @@ extension TimingSensitiveSuites {
         enum AgentStop: String, CaseIterable, Sendable {
             case sigterm = "SIGTERM"
             case sigkillRestartSigterm = "SIGKILL, restart, SIGTERM"
+            /// What the user unit's ExecStopPost does after a SIGKILL.
+            case sigkillRestore = "SIGKILL, pw-policy restore"
         }
 
         static let mpvKey = "Output/Audio:application.name:mpv"
@@ -425,8 +427,21 @@ extension TimingSensitiveSuites {
                 try scene.startAgent()
                 scene.client.pump(1.5)
                 scene.stopAgent(signal: SIGTERM)
+            case .sigkillRestore:
+                scene.stopAgent(signal: SIGKILL)
+                mpv.stop()
+                #expect(scene.client.wait { _ in scene.stream("mpv") == nil })
+                prompt.stop()
+                let restore = try scene.cli(["restore"])
+                Self.report("\(stop.rawValue): pw-policy restore said: \(restore.stderr.trimmingCharacters(in: .whitespacesAndNewlines))")
+                #expect(restore.status == 0, "pw-policy restore: \(restore.stderr)")
+                #expect(restore.stderr.contains("restored") && restore.stderr.contains("WirePlumber saved"), "\(restore.stderr)")
+                let again = try scene.cli(["restore"])
+                #expect(again.status == 0 && again.stderr.contains("nothing to restore"), "a second restore: \(again.stderr)")
             }
-            Self.report("\(stop.rawValue): the agent's last log line: \(scene.log.split(separator: "\n").last ?? "none")")
+            if stop != .sigkillRestore {
+                Self.report("\(stop.rawValue): the agent's last log line: \(scene.log.split(separator: "\n").last ?? "none")")
+            }
 
             // What WirePlumber keeps, once it saved (1 s after the last change).
             var state = WirePlumberSavedState()
