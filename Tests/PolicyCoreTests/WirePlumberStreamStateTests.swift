@@ -62,20 +62,28 @@ import Testing
 
     // MARK: the agent leaves no gain behind
 
+    static let prompt = ["application.name": "Maps", "policy.category": "playback", "policy.options": "[ duck-others ]"]
+
+    /// mpv (stream 10, keyed by its name) ducked by a navigation prompt (20).
+    static func mpvDuckedByAPrompt(_ stack: PipeWireStack, dryRun: Bool = false) throws -> InMemoryDaemon {
+        var daemon = try InMemoryDaemon(dryRun: dryRun)
+        daemon.stack = stack
+        daemon.connect()
+        daemon.play(10, props: ["application.name": "mpv"])
+        daemon.settle()
+        daemon.play(20, props: prompt)
+        daemon.now += 1
+        daemon.settle()
+        return daemon
+    }
+
     /// A stream that ends while ducked, on either generation: what
     /// WirePlumber saved for its key is 1 again — at once on 0.4 (through
     /// route-settings), at exit on 0.5 (a stand-in stream) — and the next
     /// stream of the app, with no agent, starts at 1.
     @Test(arguments: [v04, v05])
     func aStreamThatEndsDuckedLeavesNoGainBehind(_ stack: PipeWireStack) throws {
-        var daemon = try InMemoryDaemon()
-        daemon.stack = stack
-        daemon.connect()
-        daemon.play(10, props: ["application.name": "mpv"])
-        daemon.settle()
-        daemon.play(20, props: ["application.name": "Maps", "policy.category": "playback", "policy.options": "[ duck-others ]"])
-        daemon.now += 1
-        daemon.settle()
+        var daemon = try Self.mpvDuckedByAPrompt(stack)
         #expect(daemon.gain(10) == Double(Float(0.2)))
         #expect(daemon.wirePlumberSaved["Output/Audio:application.name:mpv"] == 0.2, "WirePlumber saves what the stream reports")
         daemon.stop(10)
@@ -127,14 +135,7 @@ import Testing
     /// A stand-in carries the user's own values WirePlumber saved, as the
     /// key's stream last reported them: WirePlumber saves what it reports.
     @Test func theUsersValuesFollowTheStreamOfATaintedKey() throws {
-        var daemon = try InMemoryDaemon()
-        daemon.stack = Self.v05
-        daemon.connect()
-        daemon.play(10, props: ["application.name": "mpv"])
-        daemon.settle()
-        daemon.play(20, props: ["application.name": "Maps", "policy.category": "playback", "policy.options": "[ duck-others ]"])
-        daemon.now += 1
-        daemon.settle()
+        var daemon = try Self.mpvDuckedByAPrompt(Self.v05)
         let key = "Output/Audio:application.name:mpv"
         daemon.graph.nodes[10]?.channelVolumes = [0.5, 0.25]
         daemon.graph.nodes[10]?.mute = true
@@ -150,32 +151,20 @@ import Testing
 
     /// SIGKILL: the journal still names the key; the next start corrects it.
     @Test func aKeyLeftByAKilledAgentIsCorrectedByTheNextOne() throws {
-        var first = try InMemoryDaemon()
-        first.connect()
-        first.play(10, props: ["application.name": "mpv"])
-        first.settle()
-        first.play(20, props: ["application.name": "Maps", "policy.category": "playback", "policy.options": "[ duck-others ]"])
-        first.now += 1
-        first.settle()
+        let first = try Self.mpvDuckedByAPrompt(Self.v04)
         let journal = try #require(first.saved.last?.journal)
         #expect(journal.wirePlumberKeys["Output/Audio:application.name:mpv"] != nil, "journaled before the duck was sent")
         // Killed; mpv quits meanwhile.
         var next = try InMemoryDaemon(journal: journal)
         next.wirePlumberSaved = first.wirePlumberSaved
-        next.play(20, props: ["application.name": "Maps", "policy.category": "playback", "policy.options": "[ duck-others ]"])
+        next.play(20, props: Self.prompt)
         next.connect()
         #expect(next.wirePlumberSaved["Output/Audio:application.name:mpv"] == 1)
     }
 
     /// A dry run changes nothing, so it has nothing to take back.
     @Test func aDryRunTracksNothing() throws {
-        var daemon = try InMemoryDaemon(dryRun: true)
-        daemon.connect()
-        daemon.play(10, props: ["application.name": "mpv"])
-        daemon.settle()
-        daemon.play(20, props: ["application.name": "Maps", "policy.category": "playback", "policy.options": "[ duck-others ]"])
-        daemon.now += 1
-        daemon.settle()
+        let daemon = try Self.mpvDuckedByAPrompt(Self.v04, dryRun: true)
         #expect(daemon.core.journal.wirePlumberKeys.isEmpty)
     }
 }

@@ -54,16 +54,23 @@ enum Audio {
     /// level over time (10 ms blocks by default; a 440 Hz tone has four
     /// periods in each).
     static func envelope(ofWAV path: String, block: Int = 480) throws -> [Double] {
+        try perBlock(ofWAV: path, block: block) { raw, first in
+            (first..<(first + block)).reduce(0.0) { loudest, frame in
+                max(loudest, Double(abs(Float(bitPattern: raw.loadUnaligned(fromByteOffset: frame * 8, as: UInt32.self)))))
+            }
+        }
+    }
+
+    /// `measure` of each `block` frames of a float32 stereo WAV's samples
+    /// (as `rms(ofWAV:)` reads it), given the block's first frame.
+    static func perBlock(ofWAV path: String, block: Int,
+                         _ measure: (UnsafeRawBufferPointer, Int) -> Double) throws -> [Double] {
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
         guard let dataRange = data.range(of: Data("data".utf8)) else { return [] }
         let base = dataRange.upperBound + 4
         let frames = max(0, (data.count - base) / 8)
         return data[base..<(base + frames * 8)].withUnsafeBytes { raw in
-            stride(from: 0, to: frames - block + 1, by: block).map { first in
-                (first..<(first + block)).reduce(0.0) { loudest, frame in
-                    max(loudest, Double(abs(Float(bitPattern: raw.loadUnaligned(fromByteOffset: frame * 8, as: UInt32.self)))))
-                }
-            }
+            stride(from: 0, to: frames - block + 1, by: block).map { measure(raw, $0) }
         }
     }
 

@@ -5,19 +5,13 @@ extension Audio {
     /// `rms(ofWAV:)` reads it), both channels: a tone's level over time, in
     /// which a gap of a few tens of milliseconds shows.
     static func windowRMS(ofWAV path: String, window: Int = 2400) throws -> [Double] {
-        let data = try Data(contentsOf: URL(fileURLWithPath: path))
-        guard let dataRange = data.range(of: Data("data".utf8)) else { return [] }
-        let base = dataRange.upperBound + 4
-        let frames = max(0, (data.count - base) / 8)
-        return data[base..<(base + frames * 8)].withUnsafeBytes { raw in
-            stride(from: 0, to: frames - window + 1, by: window).map { first in
-                var sum = 0.0
-                for index in (first * 2)..<((first + window) * 2) {
-                    let sample = Double(Float(bitPattern: raw.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self)))
-                    sum += sample * sample
-                }
-                return (sum / Double(window * 2)).squareRoot()
+        try perBlock(ofWAV: path, block: window) { raw, first in
+            var sum = 0.0
+            for index in (first * 2)..<((first + window) * 2) {
+                let sample = Double(Float(bitPattern: raw.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self)))
+                sum += sample * sample
             }
+            return (sum / Double(window * 2)).squareRoot()
         }
     }
 
