@@ -20,8 +20,25 @@ extension TimingSensitiveSuites {
             #expect(scene.volume("music") == 1 && scene.volume("ambient-game") == 1, "\(scene.describe(["music", "ambient-game"]))")
         }
 
-        @Test func soloAmbientGameHoldsMusicAndReleasesItWhenItEnds() throws {
+        /// The seeds' game: started while the user's music plays, it mixes
+        /// (as ambient) and the music plays on; `explain` says why.
+        @Test func aGameStartedWhileMusicPlaysNeverStopsIt() throws {
             let scene = try AgentScene()
+            let music = try scene.play("music")
+            defer { music.stop() }
+            #expect(scene.waitUntilAgentSees("music", runningOn: "speakers"))
+            let game = try scene.play("game", role: "Game")
+            defer { game.stop() }
+            #expect(scene.waitForStatus("game") { $0.category == "solo-ambient" && $0.state == "running" })
+            scene.client.pump(0.5)
+            #expect(scene.sinks(of: "music") == ["speakers"] && scene.volume("music") == 1, "\(scene.describe(["music", "game"]))")
+            #expect(scene.sinks(of: "game") == ["speakers"] && scene.volume("game") == 1, "\(scene.describe(["music", "game"]))")
+            let explanation = try scene.status("game").explanation
+            #expect(explanation.contains { $0.hasPrefix("solo-ambient, mixing as ambient:") }, "\(explanation)")
+        }
+
+        @Test func soloAmbientGameHoldsMusicAndReleasesItWhenItEnds() throws {
+            let scene = try AgentScene(settings: AgentScene.gamesAlwaysSolo)
             let music = try scene.play("music")
             defer { music.stop() }
             #expect(scene.waitForSinks("music", ["speakers"]))

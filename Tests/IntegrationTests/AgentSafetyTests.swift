@@ -10,7 +10,7 @@ extension TimingSensitiveSuites {
     struct AgentSafetyTests {
         @Test(arguments: [SIGTERM, SIGINT])
         func stoppingTheAgentRestoresEveryGainAndHold(signal: Int32) throws {
-            let scene = try AgentScene()
+            let scene = try AgentScene(settings: AgentScene.gamesAlwaysSolo)
             let players = try scene.duckAndHold(promptTarget: "headphones")
             defer { players.forEach { $0.stop() } }
             scene.stopAgent(signal: signal)
@@ -24,7 +24,7 @@ extension TimingSensitiveSuites {
         }
 
         @Test func afterSIGKILLTheNextStartRestoresWhatNoLongerApplies() throws {
-            let scene = try AgentScene()
+            let scene = try AgentScene(settings: AgentScene.gamesAlwaysSolo)
             var players = try scene.duckAndHold(promptTarget: "headphones")
             defer { players.forEach { $0.stop() } }
             scene.stopAgent(signal: SIGKILL)
@@ -43,7 +43,7 @@ extension TimingSensitiveSuites {
         }
 
         @Test func afterSIGKILLStillValidDecisionsAreKept() throws {
-            let scene = try AgentScene()
+            let scene = try AgentScene(settings: AgentScene.gamesAlwaysSolo)
             let players = try scene.duckAndHold(promptTarget: "headphones")
             defer { players.forEach { $0.stop() } }
             scene.stopAgent(signal: SIGKILL)

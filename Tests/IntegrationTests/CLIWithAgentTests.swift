@@ -86,7 +86,7 @@ struct CLIWithAgentTests {
     }
 
     @Test func statusShowsMusicHeldByASoloAmbientGame() throws {
-        let scene = try AgentScene()
+        let scene = try AgentScene(settings: AgentScene.gamesAlwaysSolo)
         let music = try scene.play("music", properties: "{ application.name=Spotify }")
         defer { music.stop() }
         #expect(scene.waitForSinks("music", ["speakers"]))

@@ -35,7 +35,7 @@ extension TimingSensitiveSuites {
 
         /// One try of the restart; false when WirePlumber killed a stream.
         private func wirePlumberRestart() throws -> Bool {
-            let scene = try AgentScene()
+            let scene = try AgentScene(settings: AgentScene.gamesAlwaysSolo)
             // The prompt on the speakers: the headphones go with WirePlumber.
             let players = try scene.duckAndHold(promptTarget: nil)
             defer { players.forEach { $0.stop() } }
@@ -134,7 +134,7 @@ extension TimingSensitiveSuites {
         /// was after the first, where before it grew by the music's links each
         /// cycle (up to the ids the daemon reuses).
         @Test func linksRemovedByOthersLeaveNoProxyBehind() throws {
-            let scene = try AgentScene()
+            let scene = try AgentScene(settings: AgentScene.gamesAlwaysSolo)
             func held() -> [Int] {
                 scene.log.split(separator: "\n").compactMap { line in
                     line.range(of: "link proxies held: ").flatMap { Int(line[$0.upperBound...]) }

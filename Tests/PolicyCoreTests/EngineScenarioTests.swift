@@ -219,8 +219,16 @@ struct Scenario {
         ])
     }
 
+    /// The shipped config with solo-ambient always solo-ambient, for the
+    /// scenarios that use a game to interrupt what played before it.
+    static let soloAlways: PolicyConfig = {
+        var config = DefaultPolicyConfig.config
+        config.settings.soloAmbientMixesWithPlaying = false
+        return config
+    }()
+
     @Test func soloAmbientInterruptsPlaybackWithoutResuming() {
-        Scenario(streams: [Self.music, Self.soloGame]).run([
+        Scenario(streams: [Self.music, Self.soloGame], config: Self.soloAlways).run([
             .at(0, running: ["music"]),
             .at(1, running: ["music", "soloGame"],
                 expect: ["music": .interrupted(by: "soloGame", resumable: false), "soloGame": .plays],
@@ -240,7 +248,7 @@ struct Scenario {
     /// A restarting WirePlumber takes its links along: the streams go idle
     /// though their apps still play, so nothing ends and nothing wakes up.
     @Test func sessionsWhoseLinksSomeoneElseRemovedStayActive() {
-        Scenario(streams: [Self.player, Self.soloGame]).run([
+        Scenario(streams: [Self.player, Self.soloGame], config: Self.soloAlways).run([
             .at(0, running: ["player"]),
             .at(1, running: ["player", "soloGame"], expect: ["player": .interrupted(by: "soloGame", resumable: false)]),
             .at(2, unlinked: ["player", "soloGame"],
@@ -256,7 +264,7 @@ struct Scenario {
             .at(10, running: ["music", "prompt"], expect: ["music": .ducked(0.2)], events: []),
         ])
         // Never active: an unlinked stream is not active either.
-        Scenario(streams: [Self.music, Self.soloGame]).run([
+        Scenario(streams: [Self.music, Self.soloGame], config: Self.soloAlways).run([
             .at(0, running: ["music"]),
             .at(1, running: ["music"], unlinked: ["soloGame"], expect: ["music": .plays], events: [], wakeup: .some(nil)),
         ])
@@ -367,7 +375,8 @@ struct Scenario {
     }
 
     @Test func recordingHoldsAlertsAndIsNeverInterrupted() {
-        Scenario(streams: [Self.recorder, Self.notification, Self.music, Self.callOut, Self.callIn, Self.soloGame]).run([
+        Scenario(streams: [Self.recorder, Self.notification, Self.music, Self.callOut, Self.callIn, Self.soloGame],
+                 config: Self.soloAlways).run([
             .at(0, running: ["recorder"]),
             .at(1, running: ["recorder", "notification"], expect: ["recorder": .plays, "notification": .silenced],
                 events: [.silenced("notification")]),
@@ -623,6 +632,36 @@ struct Scenario {
         ])
     }
 
+    // MARK: games and the music
+
+    /// The seeds' game: started while the user's music plays, it mixes as
+    /// ambient and the music plays on; started alone, it is solo-ambient and
+    /// music started later... still wins, as before (newer non-mixable).
+    @Test func aGameNeverStopsTheMusicThatWasPlaying() {
+        Scenario(streams: [Self.music, Self.soloGame]).run([
+            .at(0, running: ["music"]),
+            .at(1, running: ["music", "soloGame"], expect: ["music": .plays, "soloGame": .plays], events: []),
+            // While the music plays, the game stays ambient.
+            .at(5, running: ["music", "soloGame"], expect: ["music": .plays, "soloGame": .plays], events: []),
+            // Music over: the game goes on, solo-ambient again.
+            .at(6, running: ["soloGame"], expect: ["soloGame": .plays]),
+        ])
+        // The game first: solo-ambient, as ever. A player started after it
+        // is the user's newer choice and wins.
+        Scenario(streams: [Self.music, Self.soloGame]).run([
+            .at(0, running: ["soloGame"]),
+            .at(1, running: ["music", "soloGame"], expect: ["music": .plays, "soloGame": .interrupted(by: "music", resumable: false)]),
+        ])
+        // Only another app's playback counts: a game's own music does not make it yield.
+        let ownMusic = TestStream(name: "ownMusic", id: 12, app: "Racer", category: .playback)
+        Scenario(streams: [ownMusic, Self.soloGame, Self.player]).run([
+            .at(0, running: ["ownMusic"]),
+            .at(1, running: ["ownMusic", "soloGame"]),
+            .at(2, running: ["ownMusic", "soloGame", "player"],
+                expect: ["player": .plays, "soloGame": .interrupted(by: "player", resumable: false)]),
+        ])
+    }
+
     // MARK: one app never acts on itself
 
     /// A web call whose page stops its microphone: its playback becomes
@@ -697,7 +736,8 @@ struct Scenario {
         ])
         #expect(decisions[1].streams[Self.prompt.id]?.explanation == ["full gain: nothing holds, ducks or silences it"])
         #expect(decisions[2].streams[Self.soloGame.id]?.explanation == [
-            "silenced: silent mode (solo-ambient is silenced in silent mode)",
+            "solo-ambient, mixing as ambient: \"Music\" was playing when it started (solo-ambient.mix-with-playing)",
+            "silenced: silent mode (ambient is silenced in silent mode)",
         ])
         let held = try #require(decisions[3].streams[Self.music.id]?.explanation.first)
         #expect(held.hasPrefix("held: interrupted by \"Zoom\", resumes when it ends (rule 12: "))

@@ -46,16 +46,22 @@ public struct Settings: Sendable, Equatable {
     /// "Ducking while audible"). Off: by node state, as other sessions.
     public var duckWhileAudible: Bool
     public var duckQuietHoldMs: Int
+    /// A solo-ambient session (a game with its soundtrack) that starts while
+    /// another app's playback is active mixes as ambient while that plays,
+    /// as the seeds ask games to choose: starting a game never stops the
+    /// music a person chose (docs/POLICY.md, "Games and the music").
+    public var soloAmbientMixesWithPlaying: Bool
 
     public init(duckLevel: Double, fadeDownMs: Int, fadeUpMs: Int, debounceMs: Int,
                 defaultCategory: Category, defaultOptions: Set<PolicyOption>, inference: Bool = true,
                 resumeOnReturn: Bool = false, resumeOnReturnMs: Int = 30_000,
-                duckWhileAudible: Bool = true, duckQuietHoldMs: Int = 300) {
+                duckWhileAudible: Bool = true, duckQuietHoldMs: Int = 300, soloAmbientMixesWithPlaying: Bool = true) {
         self.duckLevel = duckLevel; self.fadeDownMs = fadeDownMs; self.fadeUpMs = fadeUpMs
         self.debounceMs = debounceMs; self.defaultCategory = defaultCategory
         self.defaultOptions = defaultOptions; self.inference = inference
         self.resumeOnReturn = resumeOnReturn; self.resumeOnReturnMs = resumeOnReturnMs
         self.duckWhileAudible = duckWhileAudible; self.duckQuietHoldMs = duckQuietHoldMs
+        self.soloAmbientMixesWithPlaying = soloAmbientMixesWithPlaying
     }
 }
 

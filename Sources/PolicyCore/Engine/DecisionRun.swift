@@ -110,6 +110,9 @@ struct WorkingSession {
     var duckers: [Effect] = []
     var silencer: Effect?
     var silencedBySilentMode = false
+    /// A solo-ambient session mixing as ambient because this earlier session
+    /// of another app was playing when it started (`yieldToPlayingAudio`).
+    var mixesBecause: Int?
     /// For a session that is not active: what it would meet if it started
     /// now, so that its streams wait at that gain and their first sample is
     /// already right (docs/POLICY.md, "Inactive sessions").

@@ -14,6 +14,9 @@ extension DecisionRun {
     /// share their lines: the cache writes each line and each list once.
     func sessionLines(_ index: Int, cache: inout ExplanationCache, namer: inout SessionNamer) -> [String] {
         var effects: [EffectLine] = []
+        if let playing = sessions[index].mixesBecause {
+            effects.append(EffectLine(kind: .mixesAsAmbient, by: playing, rule: -1))
+        }
         if let hold = sessions[index].hold {
             let kind: EffectLine.Kind = hold.waiting ? .waiting : hold.resumable ? .interruptedResumable : .interrupted
             effects.append(EffectLine(kind: kind, by: hold.by, rule: hold.rule))
@@ -72,6 +75,8 @@ extension DecisionRun {
             "silenced while \(appName(effect.by)) is active (\(ruleReference(effect.rule)))"
         case .ducked:
             "ducked to \(InteractionNotation.formatLevel(effect.level)) by \(appName(effect.by)) (\(ruleReference(effect.rule)))"
+        case .mixesAsAmbient:
+            "solo-ambient, mixing as ambient: \(appName(effect.by)) was playing when it started (solo-ambient.mix-with-playing)"
         case .standbyWait:
             "not playing; waits at gain 0: if it starts, it is held until \(appName(effect.by)) ends (\(ruleReference(effect.rule)))"
         case .standbySilenced:
@@ -130,6 +135,8 @@ struct EffectLine: Hashable {
         case waiting, interruptedResumable, interrupted, silentMode, silenced, ducked
         /// An inactive session: what it would meet if it started now.
         case standbyWait, standbySilenced, standbyDucked
+        /// A solo-ambient session that started while another app played.
+        case mixesAsAmbient
     }
     var kind: Kind
     /// The other session (for silent mode: the category index).

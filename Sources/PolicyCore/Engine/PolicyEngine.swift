@@ -17,6 +17,7 @@ public struct PolicyEngine: Sendable {
         run.trackOutputs()
         run.trackStreamRoutes()
         run.computeActivity()
+        run.yieldToPlayingAudio()
         run.silenceForSilentMode()
         run.orderActiveSessions()
         run.resolveHolds()

@@ -153,6 +153,35 @@ extension DecisionRun {
         }
     }
 
+    /// The seeds ask a game to choose ambient when other audio is already
+    /// playing and solo-ambient otherwise: a solo-ambient session that
+    /// became active after an active playback session of another app mixes
+    /// as ambient, for as long as that one stays active
+    /// (`solo-ambient.mix-with-playing`; docs/POLICY.md, "Games and the music").
+    mutating func yieldToPlayingAudio() {
+        guard config.settings.soloAmbientMixesWithPlaying else { return }
+        var earliestPlayback: [Int] = []
+        for index in sessions.indices where sessions[index].active && sessions[index].takesPart
+            && sessions[index].category == .playback {
+            earliestPlayback.append(index)
+        }
+        guard !earliestPlayback.isEmpty else { return }
+        earliestPlayback.sort { sessions[$0].activeSince < sessions[$1].activeSince }
+        for index in sessions.indices where sessions[index].active && sessions[index].category == .soloAmbient {
+            guard let playing = earliestPlayback.first(where: {
+                sessions[$0].app != sessions[index].app && sessions[$0].activeSince < sessions[index].activeSince
+            }) else { continue }
+            sessions[index].category = .ambient
+            sessions[index].mixesBecause = playing
+            let category = ClassCode.categoryIndex(.ambient)
+            let options = ClassCode.optionMask(sessions[index].options)
+            sessions[index].classCode = ClassCode.index(category: category, options: options,
+                                                        mode: ClassCode.modeIndex(sessions[index].mode))
+            sessions[index].mixable = sessions[index].mixable || matrix.categoryMixes[category]
+            sessions[index].silencedCategory = matrix.categorySilenced[category]
+        }
+    }
+
     /// Active sessions that take part in interactions, oldest first; ties by key.
     /// Sessions silent mode silences take no part either: they are not heard,
     /// so they must not interrupt or duck anyone (a muted game stopping the music).

@@ -16,10 +16,22 @@ final class AgentScene {
     /// Added to the agent's environment (e.g. PW_POLICY_CONFIG_DIR).
     let agentEnvironment: [String: String]
 
+    /// The scenes that use a game to hold what played before it: the
+    /// shipped config lets a game started beside music mix instead
+    /// (`solo-ambient.mix-with-playing`, docs/POLICY.md, "Games and the music").
+    static let gamesAlwaysSolo = "solo-ambient.mix-with-playing = false"
+
+    /// `settings`: SPA-JSON members of a `settings` drop-in the agent reads
+    /// over the shipped config (in the sandbox's `$XDG_CONFIG_HOME`).
     init(pulse: Bool = false, toneSeconds: Double = 30, agentEnvironment: [String: String] = [:],
-         agentArguments: [String] = []) throws {
+         agentArguments: [String] = [], settings: String? = nil) throws {
         self.agentEnvironment = agentEnvironment
         sandbox = try Sandbox(pulse: pulse)
+        if let settings {
+            let directory = sandbox.environment["XDG_CONFIG_HOME"]! + "/pw-policy/pw-policy.conf.d"
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try "settings = { \(settings) }\n".write(toFile: directory + "/50-test.conf", atomically: true, encoding: .utf8)
+        }
         tone = sandbox.path("tone.wav")
         try Audio.writeTone(to: tone, seconds: toneSeconds)
         agentLog = sandbox.path("agent.log")
