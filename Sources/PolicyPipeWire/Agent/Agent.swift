@@ -58,7 +58,7 @@ public final class Agent {
     private var session: AgentSession?
     private var connection: Connection?
     private var signals: [LoopSignal] = []
-    private var watcher: ConfigWatcher?
+    private var watcher: DirectoryWatcher?
     private var reconnectTimer: LoopTimer!
     private var reconnectDelay = 0.25
     private var bus: SessionBus?
@@ -89,7 +89,7 @@ public final class Agent {
         }
         reconnectTimer = loop.makeTimer { [unowned self] in self.reconnect() }
         watchPlayers()
-        watcher = ConfigWatcher(loop: loop, directories: loader.watchedDirectories) { [unowned self] in
+        watcher = DirectoryWatcher(loop: loop, directories: loader.watchedDirectories) { [unowned self] in
             self.reloadConfig(.fileChanged)
         }
         let files = context.core.config.files.isEmpty ? "built-in defaults" : context.core.config.files.joined(separator: ", ")

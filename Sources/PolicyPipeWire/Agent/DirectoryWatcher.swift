@@ -3,9 +3,10 @@ import Glibc
 #endif
 import CPipeWire
 
-/// Watches the config directories with inotify on the PipeWire loop and calls
-/// back (debounced) when a file in them changes: no polling.
-final class ConfigWatcher {
+/// Watches directories (the config's, the desktop entries') with inotify on
+/// the PipeWire loop and calls back (debounced) when a file in them changes:
+/// no polling.
+final class DirectoryWatcher {
     private let loop: EventLoop
     private let fd: Int32
     private var source: UnsafeMutablePointer<spa_source>?
@@ -24,7 +25,7 @@ final class ConfigWatcher {
         }
         debounce = loop.makeTimer { [unowned self] in self.changed() }
         source = cpw_loop_add_io(loop.pwLoop, fd, UInt32(SPA_IO_IN), false, { data, _, _ in
-            Unmanaged<ConfigWatcher>.fromOpaque(data!).takeUnretainedValue().drain()
+            Unmanaged<DirectoryWatcher>.fromOpaque(data!).takeUnretainedValue().drain()
         }, Unmanaged.passUnretained(self).toOpaque())
     }
 
