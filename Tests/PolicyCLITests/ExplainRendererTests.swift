@@ -43,9 +43,9 @@ import Testing
         #expect(info["effect"] as? String == "HELD: interrupted by \"Zoom\", resumes")
     }
 
-    @Test(arguments: ["override", "stream-properties", "rule", "inference", "default"])
+    @Test(arguments: ["override", "stream-properties", "rule", "app", "inference", "default"])
     func everySourceHasWords(source: String) {
-        #expect(ExplainRenderer.sourceDescription(source).contains("of 5"))
+        #expect(ExplainRenderer.sourceDescription(source).contains("of 6"))
     }
 
     @Test func shellWordsAreQuotedWhenNeeded() {
