@@ -47,7 +47,7 @@ public struct AppFacts: Sendable, Equatable, Hashable {
         let unit = process?.cgroup.flatMap(LaunchUnit.parse(cgroupFile:))
         var facts = AppFacts(
             entry: findEntry(props, names: names, unit: unit, entries: entries),
-            launcher: process.flatMap { LauncherMark.find(process: $0, ancestors: ancestors) },
+            launcher: process.flatMap { LauncherMark.find(process: $0, ancestors: ancestors, unit: unit) },
             executable: process?.executable, arguments: process?.arguments ?? [])
         if let starter = ancestors.lazy.compactMap(\.name).first(where: { !AppIdentity.isInterpreter($0) }) {
             facts.starter = Starter(name: starter, entry: entries.entry(program: starter))

@@ -76,12 +76,12 @@ public enum DesktopExec {
                     break
                 }
             }
-            guard let program = words.first else { return nil }
+            guard let program = words.popFirst() else { return nil }
             first = program
         }
         // `python3 /usr/share/app/app.py`: the script is the program.
         if AppIdentity.isInterpreter(basename(first)),
-           let script = words.dropFirst().first(where: { !$0.hasPrefix("-") }) {
+           let script = words.first(where: { !$0.hasPrefix("-") }) {
             first = script
         }
         let name = basename(first)

@@ -40,7 +40,7 @@ public enum LauncherMark: Sendable, Equatable, Hashable {
     /// its ancestors' (nearest first). A launcher run inside another (Heroic
     /// added to Steam as a shortcut) leaves both marks: the innermost one
     /// names the game, so Heroic and Lutris are read before Steam.
-    public static func find(process: ProcessFacts, ancestors: [AncestorFacts]) -> LauncherMark? {
+    public static func find(process: ProcessFacts, ancestors: [AncestorFacts], unit: LaunchUnit? = nil) -> LauncherMark? {
         let environment = process.environment
         if let app = nonEmpty(environment["HEROIC_APP_NAME"]) {
             return .heroic(app: app, store: nonEmpty(environment["HEROIC_APP_SOURCE"]))
@@ -58,6 +58,13 @@ public enum LauncherMark: Sendable, Equatable, Hashable {
         for ancestor in ancestors {
             if let id = steamLaunchAppID(ancestor.arguments) {
                 return .steam(appID: id, via: "reaper SteamLaunch AppId=\(id)")
+            }
+        }
+        // Newer Steam clients start each game in its own unit, `app-steam-app<id>-<pid>.scope`.
+        if let unit, unit.launcher == "steam", unit.appID.hasPrefix("app") {
+            let id = unit.appID.dropFirst("app".count)
+            if !id.isEmpty && id != "0" && id.allSatisfy(\.isNumber) {
+                return .steam(appID: String(id), via: "launched in \(unit.name)")
             }
         }
         if let bottle = nonEmpty(environment["BOTTLE_NAME"]) ?? nonEmpty(environment["BOTTLE"]) {
