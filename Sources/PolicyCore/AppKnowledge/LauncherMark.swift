@@ -79,7 +79,9 @@ public enum LauncherMark: Sendable, Equatable, Hashable {
     /// command line or `AppId=0`.
     public static func steamLaunchAppID(_ arguments: [String]) -> String? {
         let options = arguments.prefix { $0 != "--" }
-        guard options.contains("SteamLaunch") else { return nil }
+        // Steam's install-script evaluator runs the same way before a game,
+        // with `Install=1`: not the game.
+        guard options.contains("SteamLaunch"), !options.contains(where: { $0.hasPrefix("Install=") }) else { return nil }
         for option in options where option.hasPrefix("AppId=") {
             let id = String(option.dropFirst("AppId=".count))
             return !id.isEmpty && id != "0" && id.allSatisfy(\.isNumber) ? id : nil
