@@ -228,3 +228,26 @@ extension DesktopEntryFixtures {
         return try files.sorted().map(entry)
     }
 }
+
+@Suite struct AppFactsInTheGraphTests {
+    /// The adapter hands the app facts by client id; a client it found
+    /// nothing for is classified as without them.
+    @Test func appFactsReachTheirClientsStreams() throws {
+        var builder = StreamGraphBuilder()
+        builder.client(30, ["application.name": "libretro frontend"])
+        builder.client(31, ["application.name": "libretro frontend"])
+        builder.stream(40, client: 30, .playback, .running, ["media.name": "Output"])
+        builder.stream(41, client: 31, .playback, .running, ["media.name": "Output"])
+        let entries = DesktopEntryIndex(try DesktopEntryFixtures.indexEntries())
+        let app = try #require(AppFacts.resolve(nodeProps: [:], clientProps: [:],
+                                                process: ProcessFacts(executable: "retroarch"), entries: entries))
+        var cache = ClassificationCache(classifier: try Classifier(config: classifierTestConfig()))
+        let classified = cache.classifyAll(graph: builder.graph, overrides: .empty, apps: [30: app])
+        #expect(classified[40]?.classification.category == .soloAmbient)
+        #expect(classified[40]?.classification.source == .app)
+        #expect(classified[41]?.classification.source == .default)
+        // New facts for a client reclassify its streams.
+        let again = cache.classifyAll(graph: builder.graph, overrides: .empty, apps: [:])
+        #expect(again[40]?.classification.source == .default)
+    }
+}
