@@ -68,11 +68,12 @@ public enum ExplainRenderer {
     /// Which step of the precedence (docs/CLASSIFICATION.md) decided, in words.
     public static func sourceDescription(_ source: String) -> String {
         switch ClassificationSource(rawValue: source) {
-        case .override: "a runtime override (pw-policy set) — step 1 of 5"
-        case .streamProperties: "properties the app set on its own stream — step 2 of 5"
-        case .rule: "a rule in the configuration — step 3 of 5"
-        case .inference: "built-in inference from the stream's properties — step 4 of 5"
-        case .default: "nothing else applied: the configured default — step 5 of 5"
+        case .override: "a runtime override (pw-policy set) — step 1 of 6"
+        case .streamProperties: "properties the app set on its own stream — step 2 of 6"
+        case .rule: "a rule in the configuration — step 3 of 6"
+        case .app: "what the desktop knows about the app (desktop entry, launcher) — step 4 of 6"
+        case .inference: "built-in inference from the stream's properties — step 5 of 6"
+        case .default: "nothing else applied: the configured default — step 6 of 6"
         case nil: source
         }
     }

@@ -13,7 +13,7 @@ import Testing
     @Test func saysWhichStepDecidedAndWhy() throws {
         let text = ExplainRenderer.text(try candidate(57), snapshot: view.snapshot)
         #expect(text.hasPrefix("57. Spotify (playback stream, running) → speakers\n"))
-        #expect(text.contains("a rule in the configuration — step 3 of 5"))
+        #expect(text.contains("a rule in the configuration — step 3 of 6"))
         #expect(text.contains("rule #1 (pw-policy.conf:10): application.name = \"Spotify\""))
         #expect(text.contains("[gain 0.20 DUCKED by \"Maps\"]"))
         #expect(text.contains("ducked to 0.20 by \"Maps\" (rule 15: …)"))
@@ -43,9 +43,9 @@ import Testing
         #expect(info["effect"] as? String == "HELD: interrupted by \"Zoom\", resumes")
     }
 
-    @Test(arguments: ["override", "stream-properties", "rule", "inference", "default"])
+    @Test(arguments: ["override", "stream-properties", "rule", "app", "inference", "default"])
     func everySourceHasWords(source: String) {
-        #expect(ExplainRenderer.sourceDescription(source).contains("of 5"))
+        #expect(ExplainRenderer.sourceDescription(source).contains("of 6"))
     }
 
     @Test func shellWordsAreQuotedWhenNeeded() {

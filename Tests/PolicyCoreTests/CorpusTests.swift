@@ -32,6 +32,9 @@ struct CorpusStream: Decodable, Sendable {
     var client: [String: String]?
     var expect: Expectation
     var why: String
+    /// What the desktop knows of the app, where the source establishes it
+    /// (docs/CLASSIFICATION.md, "App knowledge"); nil: properties only.
+    var app: CorpusApp?
 
     var streamDirection: StreamDirection? {
         switch direction {
@@ -65,13 +68,32 @@ struct CorpusStream: Decodable, Sendable {
     }
 }
 
+/// An entry's app facts: the process as the adapter would read it, and how
+/// the source establishes them (`from`).
+struct CorpusApp: Decodable, Sendable {
+    var executable: String?
+    var arguments: [String]?
+    var environment: [String: String]?
+    var cgroup: String?
+    /// Ancestors' command lines, parent first.
+    var ancestors: [[String]]?
+    var from: String
+
+    func facts(node: [String: String], client: [String: String], entries: DesktopEntryIndex) -> AppFacts? {
+        let process = ProcessFacts(executable: executable, arguments: arguments ?? [], environment: environment ?? [:],
+                                   cgroup: cgroup)
+        let parents = (ancestors ?? []).map { AncestorFacts(executable: $0.first.map(DesktopExec.basename), arguments: $0) }
+        return AppFacts.resolve(nodeProps: node, clientProps: client, process: process, ancestors: parents, entries: entries)
+    }
+}
+
 struct CorpusFile: Decodable {
     var about: String
     var streams: [CorpusStream]
 
-    static func load() throws -> CorpusFile {
+    static func load(_ name: String = "streams.json") throws -> CorpusFile {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("Corpus/streams.json")
+            .appendingPathComponent("Corpus/\(name)")
         return try JSONDecoder().decode(CorpusFile.self, from: Data(contentsOf: url))
     }
 }
@@ -85,13 +107,19 @@ struct CorpusScore {
     /// Percent right, to one decimal.
     var percent: Double { total == 0 ? 0 : (Double(right) * 1000 / Double(total)).rounded() / 10 }
 
-    init(_ streams: [CorpusStream], classifier: Classifier) {
+    var label = "corpus"
+
+    /// `entries`: classify with each entry's app facts resolved against
+    /// these desktop entries; nil: properties only.
+    init(_ streams: [CorpusStream], classifier: Classifier, entries: DesktopEntryIndex? = nil, label: String = "corpus") {
+        self.label = label
         total = streams.count
         counts = Dictionary(grouping: streams, by: \.evidence).mapValues(\.count)
         misses = []
         for (index, stream) in streams.enumerated() {
+            let app = entries.flatMap { stream.app?.facts(node: stream.nodeProps, client: stream.client ?? [:], entries: $0) }
             let facts = StreamFacts(nodeID: UInt32(index + 1), direction: stream.streamDirection ?? .playback,
-                                    nodeProps: stream.nodeProps, clientProps: stream.client ?? [:])
+                                    nodeProps: stream.nodeProps, clientProps: stream.client ?? [:], app: app)
             let got = classifier.classify(facts)
             if !stream.isRight(got) { misses.append((stream, got)) }
         }
@@ -102,10 +130,10 @@ struct CorpusScore {
             let missed = misses.filter { $0.stream.evidence == evidence }.count
             return "\(evidence.rawValue) \(counts[evidence, default: 0] - missed)/\(counts[evidence, default: 0])"
         }
-        return ["corpus: \(right)/\(total) right (\(percent)%); by evidence: \(byEvidence.joined(separator: ", "))"]
+        return ["\(label): \(right)/\(total) right (\(percent)%); by evidence: \(byEvidence.joined(separator: ", "))"]
             + misses.map { miss in
                 let got = Classifier.describe(miss.got.category, miss.got.options, miss.got.mode)
-                return "corpus miss: \(miss.stream.id) [\(miss.stream.family)]: expected \(miss.stream.expected), "
+                return "\(label) miss: \(miss.stream.id) [\(miss.stream.family)]: expected \(miss.stream.expected), "
                     + "got \(got): \(miss.got.reason) (\(miss.stream.source))"
             }
     }
@@ -126,6 +154,19 @@ struct CorpusScore {
         for line in score.report { print(line) }
         #expect(score.total > 0)
         #expect(score.right * 100 >= score.total * 95,
+                "\(score.right)/\(score.total) right: \(score.misses.map(\.stream.id).joined(separator: ", "))")
+    }
+
+    /// The same corpus with the desktop's knowledge of the app where the
+    /// source establishes it (an entry's `app`): at least 97% (issue 33).
+    @Test func appKnowledgeClassifiesTheCorpus() throws {
+        let corpus = try CorpusFile.load()
+        let entries = DesktopEntryIndex(try DesktopEntryFixtures.indexEntries())
+        let score = CorpusScore(corpus.streams, classifier: try Self.shippedClassifier(), entries: entries,
+                                label: "corpus with app knowledge")
+        for line in score.report { print(line) }
+        #expect(corpus.streams.contains { $0.app != nil })
+        #expect(score.right * 100 >= score.total * 97,
                 "\(score.right)/\(score.total) right: \(score.misses.map(\.stream.id).joined(separator: ", "))")
     }
 

@@ -6,6 +6,9 @@ public enum ClassificationSource: String, Sendable, Codable, Hashable {
     case streamProperties = "stream-properties"
     /// A `rules` entry of the config.
     case rule
+    /// What the desktop knows about the app: its desktop entry, the launcher
+    /// that started it, who started it (docs/CLASSIFICATION.md, "App knowledge").
+    case app
     /// Built-in inference (media.role, direction, app identity…).
     case inference
     /// Nothing applied: the configured default.
@@ -62,13 +65,18 @@ public struct StreamFacts: Sendable, Equatable {
     /// The same application (session key) has, besides this stream, a running
     /// stream in the other direction: it plays and captures at once (a call).
     public var appAlsoStreamsOtherDirection: Bool
+    /// What the desktop knows about the stream's app (its desktop entry,
+    /// launcher, process), found by the adapter; nil when it found nothing,
+    /// and classification is as without it.
+    public var app: AppFacts?
 
     public init(nodeID: UInt32, direction: StreamDirection, nodeProps: [String: String],
                 clientProps: [String: String] = [:], override: ClassificationOverride? = nil,
-                appAlsoStreamsOtherDirection: Bool = false) {
+                appAlsoStreamsOtherDirection: Bool = false, app: AppFacts? = nil) {
         self.nodeID = nodeID; self.direction = direction; self.nodeProps = nodeProps
         self.clientProps = clientProps; self.override = override
         self.appAlsoStreamsOtherDirection = appAlsoStreamsOtherDirection
+        self.app = app
     }
 
     /// Node properties over client properties: what rules match against.

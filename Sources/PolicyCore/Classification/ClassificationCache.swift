@@ -11,10 +11,12 @@ public struct ClassificationCache: Sendable {
         self.classifier = classifier
     }
 
-    /// Every audio stream of the graph classified, by node id.
-    public mutating func classifyAll(graph: Graph, overrides: OverrideTable) -> [UInt32: ClassifiedStream] {
+    /// Every audio stream of the graph classified, by node id; `apps` is
+    /// what the desktop knows of each client's app, by client id.
+    public mutating func classifyAll(graph: Graph, overrides: OverrideTable,
+                                     apps: [UInt32: AppFacts] = [:]) -> [UInt32: ClassifiedStream] {
         var next: [UInt32: (scope: OverrideScope?, stream: ClassifiedStream)] = [:]
-        for facts in makeStreamFacts(graph: graph, overrides: overrides, known: &properties) {
+        for facts in makeStreamFacts(graph: graph, overrides: overrides, known: &properties, apps: apps) {
             if let known = last[facts.nodeID], known.stream.facts == facts,
                known.scope == overrides.lookup(nodeID: facts.nodeID, appKey: known.stream.appKey)?.scope {
                 next[facts.nodeID] = known

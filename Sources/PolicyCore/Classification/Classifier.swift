@@ -1,6 +1,6 @@
 /// Gives every stream its category with the precedence of docs/CLASSIFICATION.md:
 /// runtime override → the stream's own `policy.*` properties → config rules
-/// (first match) → built-in inference → the configured default.
+/// → what the desktop knows about the app → built-in inference → the configured default.
 ///
 /// The first step that names a category decides it, with its own options and
 /// mode. A step above it that names no category (a rule with only `options`,
@@ -121,8 +121,14 @@ public struct Classifier: Sendable {
         return matched
     }
 
-    /// Built-in inference, or the default when it finds nothing or is off.
+    /// App knowledge, then built-in inference, or the default when they find
+    /// nothing or are off (app knowledge is inference from the desktop: the
+    /// same setting switches it off).
     private func fallback(_ facts: StreamFacts) -> Step {
+        if settings.inference, let known = AppKnowledge.decide(facts) {
+            return Step(source: .app, category: known.category, options: known.options,
+                        mode: known.mode, label: known.evidence)
+        }
         if settings.inference, let inferred = RoleInference.infer(facts) {
             return Step(source: .inference, category: inferred.category, options: inferred.options,
                         mode: inferred.mode, label: inferred.evidence)

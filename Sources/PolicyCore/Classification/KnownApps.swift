@@ -64,7 +64,7 @@ public enum KnownApps {
             "vlc", "mpv", "totem", "org.gnome.totem", "celluloid", "gnome-mpv", "smplayer", "kodi", "haruna",
             "dragon", "dragonplayer", "parole", "showtime", "clapper", "mplayer", "xine", "kaffeine", "qmplay2",
             "hypnotix", "freetube", "jellyfinmediaplayer", "jellyfin-media-player", "plexmediaplayer",
-            "plex-htpc", "stremio", "kmplayer",
+            "plex-htpc", "stremio", "kmplayer", "ffplay",
         ]),
         (.podcastPlayer, [
             "gpodder", "kasts", "cozy", "pocket-casts", "podcasts", "gnome-podcasts", "vocal", "castero", "shellcaster",

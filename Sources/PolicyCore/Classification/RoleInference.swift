@@ -22,7 +22,8 @@ public struct InferredCategory: Sendable, Equatable {
 /// 3. libcanberra-style event sounds → system-sound;
 /// 4. one app instance playing and capturing at once → play-and-record;
 /// 5. well-known app identities;
-/// 6. a capture stream → record.
+/// 6. a game audio library's name for a stream the program did not name → solo-ambient;
+/// 7. a capture stream → record.
 ///
 /// docs/CLASSIFICATION.md gives the reason for each.
 public enum RoleInference {
@@ -39,6 +40,7 @@ public enum RoleInference {
                 "the app (\(app)) also has a running \(other) stream: it plays and captures at once, like a call")
         }
         if let found = fromKnownApp(props, direction: direction) { return found }
+        if let found = gameLibraryDefaultName(props, direction: direction) { return found }
         if direction == .capture {
             return InferredCategory(.record, evidence: "a capture stream (media.class = \"Stream/Input/Audio\") nothing else classified")
         }
@@ -113,6 +115,11 @@ public enum RoleInference {
         if let app = KnownApps.match(props) {
             if app.kind == .voip && category == .soloAmbient {
                 return InferredCategory(.playAndRecord, evidence: "\(evidence) from \(app.evidence): voice chat")
+            }
+            // SDL's PipeWire backend labels every stream `Game`, a player's too (ffplay).
+            if (app.kind == .videoPlayer || app.kind == .musicPlayer) && category == .soloAmbient {
+                return InferredCategory(.playback, evidence:
+                    "\(evidence) from \(app.evidence): SDL's role for every stream, and this is a player")
             }
             if app.kind == .podcastPlayer && category == .playback && meaning.mode == .default {
                 return InferredCategory(.playback, meaning.options, mode: .spokenAudio,
@@ -203,6 +210,26 @@ public enum RoleInference {
         return nil
     }
 
+    // MARK: game audio libraries
+
+    /// SDL's PulseAudio and PipeWire backends name a stream the program did
+    /// not name "Audio Stream", miniaudio "miniaudio:<n>". Such programs are
+    /// nearly always games; the players among them are known apps or have a
+    /// desktop entry, both read before this.
+    static func gameLibraryDefaultName(_ props: StreamProperties, direction: StreamDirection) -> InferredCategory? {
+        guard direction == .playback else { return nil }
+        for key in ["media.name", "node.name"] {
+            guard let name = props[key] else { continue }
+            let miniaudio = key == "media.name" && name.hasPrefix("miniaudio:")
+                && name.dropFirst("miniaudio:".count).allSatisfy(\.isNumber) && name.count > "miniaudio:".count
+            if name == "Audio Stream" || miniaudio {
+                return InferredCategory(.soloAmbient, evidence:
+                    "\(key) = \"\(name)\" (a game audio library's name for a stream the program did not name)")
+            }
+        }
+        return nil
+    }
+
     // MARK: known apps
 
     /// The name, of those an app chooses, that has the word call, calls or
@@ -247,6 +274,11 @@ public enum RoleInference {
         case (.gameRuntime, .playback):
             // Like media.role=Game: a game with its soundtrack (design.md §2).
             return InferredCategory(.soloAmbient, evidence: evidence)
+        case (.gameLauncher, .playback):
+            // What a launcher plays itself (its store's trailers, its UI,
+            // friends' pings) is no game: it mixes, and silent mode silences it.
+            // The games it starts are other processes.
+            return InferredCategory(.ambient, evidence: "\(evidence), its own sounds")
         case (.gameLauncher, .capture):
             // Steam's voice chat with friends; what a launcher plays (its
             // store's trailers, its friends' voices, its UI) is left alone.

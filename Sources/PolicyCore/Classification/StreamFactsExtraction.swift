@@ -37,8 +37,11 @@ public struct StreamPropertyFacts: Sendable {
 
 /// `makeStreamFacts` reusing `known` (by node id) where a stream's
 /// properties did not change, and leaving there what it found this time.
+/// `apps` is what the desktop knows of each client's app, by client id
+/// (`AppFacts`, found by the adapter; docs/CLASSIFICATION.md, "App knowledge").
 public func makeStreamFacts(graph: Graph, overrides: OverrideTable,
-                            known: inout [UInt32: StreamPropertyFacts]) -> [StreamFacts] {
+                            known: inout [UInt32: StreamPropertyFacts],
+                            apps: [UInt32: AppFacts] = [:]) -> [StreamFacts] {
     var found: [UInt32: StreamPropertyFacts] = [:]
     let streams = graph.streams.filter(\.hasInfo).map { node -> (node: Graph.Node, facts: StreamPropertyFacts) in
         let clientProps = node.clientID.flatMap { graph.clients[$0]?.props } ?? [:]
@@ -63,7 +66,8 @@ public func makeStreamFacts(graph: Graph, overrides: OverrideTable,
             nodeID: stream.node.id, direction: stream.facts.direction, nodeProps: stream.node.props,
             clientProps: stream.facts.clientProps,
             override: overrides.override(nodeID: stream.node.id, appKey: stream.facts.appKey),
-            appAlsoStreamsOtherDirection: runningCallSides[other]?.contains(stream.facts.instance) ?? false)
+            appAlsoStreamsOtherDirection: runningCallSides[other]?.contains(stream.facts.instance) ?? false,
+            app: stream.node.clientID.flatMap { apps[$0] })
     }
 }
 
