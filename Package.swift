@@ -86,7 +86,7 @@ let package = Package(
             swiftSettings: pipewireSwift
         ),
         .testTarget(name: "PolicyCLITests", dependencies: ["PolicyCLI", "PolicyCore", "PolicyFiles"]),
-        .testTarget(name: "PolicyDBusTests", dependencies: ["PolicyDBus", "PolicyCore"]),
+        .testTarget(name: "PolicyDBusTests", dependencies: ["PolicyDBus", "PolicyCore", "PolicyFiles"]),
         .testTarget(name: "IntegrationTests", dependencies: ["PolicyCore", "PolicyFiles", "PolicyPipeWire", "PolicyDBus"],
                     swiftSettings: pipewireSwift),
         // Prints decisions/second of the engine at several graph sizes (not a test).

@@ -25,18 +25,7 @@ public enum ProcessAncestry {
 
     /// The parent of `pid`, nil when the process is gone or its stat unreadable.
     public static func parent(of pid: Int32, proc: String = "/proc") -> Int32? {
-        guard let line = FileContents.text(at: "\(proc)/\(pid)/stat") else { return nil }
-        return parentPID(statLine: line)
-    }
-
-    /// The ppid field of a /proc/<pid>/stat line: `pid (comm) state ppid …`.
-    /// comm may hold spaces and parentheses, so the fields are counted from
-    /// its last `)`.
-    public static func parentPID(statLine: String) -> Int32? {
-        guard let close = statLine.lastIndex(of: ")") else { return nil }
-        let fields = statLine[statLine.index(after: close)...].split(separator: " ", omittingEmptySubsequences: true)
-        guard fields.count >= 2 else { return nil }
-        return Int32(fields[1])
+        ProcessFiles.parent(of: pid, proc: proc)
     }
 }
 

@@ -1,6 +1,7 @@
 import Glibc
 import Testing
 import PolicyCore
+import PolicyFiles
 @testable import PolicyDBus
 
 /// Replies and signals of the wrong shape are skipped property by property
@@ -74,7 +75,7 @@ import PolicyCore
         ("5 (x)", nil),
     ])
     func parentFromStat(line: String, parent: Int32?) {
-        #expect(ProcessAncestry.parentPID(statLine: line) == parent)
+        #expect(ProcessFiles.parentPID(statLine: line) == parent)
     }
 
     /// Our own process: its parent is the one the kernel reports, and the

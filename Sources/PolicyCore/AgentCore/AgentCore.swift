@@ -29,9 +29,13 @@ public struct AgentCore: Sendable {
         public var players: PlayerObservation
         /// What the agent's meters measured (`AgentEffect.meter`).
         public var meters: Meters
+        /// What the desktop knows about each client's app, by client id
+        /// (docs/CLASSIFICATION.md, "App knowledge").
+        public var apps: [UInt32: AppFacts]
         public init(graph: Graph, now: Double, stack: PipeWireStack, players: PlayerObservation = .unwatched("not connected"),
-                    meters: Meters = Meters()) {
+                    meters: Meters = Meters(), apps: [UInt32: AppFacts] = [:]) {
             self.graph = graph; self.now = now; self.stack = stack; self.players = players; self.meters = meters
+            self.apps = apps
         }
     }
 
@@ -157,7 +161,7 @@ public struct AgentCore: Sendable {
         journal.appOverrides = controls.appOverrides.filter(\.value.persist)
         if let change = published.stackChange(StackStatus(observation.stack)) { effects.append(.log(.notice, change)) }
 
-        let classified = classifications.classifyAll(graph: graph, overrides: controls.overrideTable)
+        let classified = classifications.classifyAll(graph: graph, overrides: controls.overrideTable, apps: observation.apps)
         let wantedMeters = Metering.wanted(classified, graph: graph, settings: config.config.settings,
                                            held: journal.memory.held)
         let input = EngineInputBuilder.build(graph: graph, classified: classified, now: now,

@@ -30,11 +30,14 @@ final class AgentContext {
     var playersUnwatched = "not connected yet"
     /// Pause/Play over MPRIS; nil without a session bus.
     var sendToPlayer: ((PlayerCommand) -> Void)?
+    /// The desktop entries and the processes behind the clients.
+    let apps: AppKnowledgeObserver
 
     init(options: AgentOptions, config: LoadedConfig, log: Log) throws {
         self.options = options
         self.log = log
         journalPath = AgentJournal.path(environment: options.environment)
+        apps = AppKnowledgeObserver(environment: options.environment)
         var journal = AgentJournal()
         do {
             journal = try JournalFile.load(from: journalPath) ?? AgentJournal()
@@ -59,6 +62,7 @@ public final class Agent {
     private var connection: Connection?
     private var signals: [LoopSignal] = []
     private var watcher: DirectoryWatcher?
+    private var desktopWatcher: DirectoryWatcher?
     private var reconnectTimer: LoopTimer!
     private var reconnectDelay = 0.25
     private var bus: SessionBus?
@@ -91,6 +95,10 @@ public final class Agent {
         watchPlayers()
         watcher = DirectoryWatcher(loop: loop, directories: loader.watchedDirectories) { [unowned self] in
             self.reloadConfig(.fileChanged)
+        }
+        desktopWatcher = DirectoryWatcher(loop: loop, directories: context.apps.directories) { [unowned self] in
+            self.context.apps.reloadEntries()
+            self.session?.playersChanged()
         }
         let files = context.core.config.files.isEmpty ? "built-in defaults" : context.core.config.files.joined(separator: ", ")
         log.notice("pw-policy \(context.options.version) running\(context.options.dryRun ? " (dry run: changing nothing)" : ""); config: \(files)")
@@ -180,6 +188,7 @@ public final class Agent {
         session = nil
         connection = nil
         watcher = nil
+        desktopWatcher = nil
         signals = []
         reconnectTimer = nil
     }

@@ -49,6 +49,10 @@ final class AgentSession {
             self.executor.execute(self.context.core.connected(self.observe()), flushingActionsFirst: true)
         }
         mirror.onObjectChange = { [unowned self] change in
+            switch change {
+            case .added, .removed, .info: self.context.apps.graphChanged()
+            case .props, .metadata: break
+            }
             // One reconcile for a burst of events (and one syscall, not one each).
             if self.isReady, !self.context.options.restoreOnly, !self.reconcileTimer.isPending, !self.isEcho(change) { self.reconcileTimer.schedule(after: 0) }
         }
@@ -76,7 +80,8 @@ final class AgentSession {
         let graph = mirror.graph
         return AgentCore.Observation(graph: graph, now: MonotonicClock.now,
                                      stack: PipeWireStack.observed(in: graph, linkedLibraryVersion: wirePlumberProbe.version(pid:)),
-                                     players: observePlayers(graph), meters: meters.readings)
+                                     players: observePlayers(graph), meters: meters.readings,
+                                     apps: context.apps.apps(in: graph))
     }
 
     private func observePlayers(_ graph: Graph) -> AgentCore.PlayerObservation {
@@ -87,7 +92,7 @@ final class AgentSession {
         return .watched(players, ancestry: ancestry.table)
     }
 
-    /// The players changed: reconcile (coalesced like graph changes).
+    /// The players or the desktop entries changed: reconcile (coalesced like graph changes).
     func playersChanged() { scheduleReconcile() }
 
     /// A reconcile on the loop's next turn, one for a burst of changes.

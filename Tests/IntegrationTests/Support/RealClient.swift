@@ -8,12 +8,18 @@ import Foundation
 enum RealClient {
     /// Throws unless `program` is an executable file on PATH (or a path).
     static func require(_ program: String, package: String) throws {
+        _ = try path(of: program, package: package)
+    }
+
+    /// Where `program` is (on PATH, or the path given); throws when it is not there.
+    static func path(of program: String, package: String) throws -> String {
         let candidates = program.contains("/") ? [program]
             : (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
                 .split(separator: ":").map { "\($0)/\(program)" }
-        guard candidates.contains(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
             throw RealClientError.missing(program, package: package)
         }
+        return found
     }
 }
 
