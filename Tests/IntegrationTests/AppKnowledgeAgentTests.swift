@@ -11,7 +11,7 @@ import Testing
 /// environment. The agent reads /proc for them (the daemon's
 /// `pipewire.sec.pid` of a native client) and finds the entry by the program.
 @Suite(.serialized)
-struct AppKnowledgeTests {
+struct AppKnowledgeAgentTests {
     static let entries = Sandbox.repositoryRoot + "/Tests/PolicyCoreTests/Corpus/desktop-entries"
 
     /// A directory outside the sandbox with `share/applications` holding
@@ -23,7 +23,7 @@ struct AppKnowledgeTests {
             try FileManager.default.createDirectory(atPath: applications, withIntermediateDirectories: true)
             try FileManager.default.createDirectory(atPath: root + "/home", withIntermediateDirectories: true)
             for file in files {
-                try FileManager.default.copyItem(atPath: AppKnowledgeTests.entries + "/" + file, toPath: applications + "/" + file)
+                try FileManager.default.copyItem(atPath: AppKnowledgeAgentTests.entries + "/" + file, toPath: applications + "/" + file)
             }
         }
         var environment: [String: String] { ["XDG_DATA_DIRS": root + "/share", "XDG_DATA_HOME": root + "/home"] }
