@@ -80,6 +80,7 @@ struct AppKnowledgeAgentTests {
         #expect(scene.waitForVolume("retroarch", 0), "\(scene.describe(["retroarch", "gnome-clocks"]))")
         scene.client.pump(0.3)
         #expect(scene.volume("gnome-clocks") == 1, "\(scene.describe(["retroarch", "gnome-clocks"]))")
+        #expect(try scene.status("gnome-clocks").silenced == false)
     }
 
     /// Steam starts every game with its app id in the environment: a game

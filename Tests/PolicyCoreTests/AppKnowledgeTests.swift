@@ -73,6 +73,17 @@ private let unit = "0::/user.slice/user-1000.slice/user@1000.service/app.slice/"
         .init(name: "Minigalaxy, a launcher filed under Game", node: ["application.name": "Minigalaxy"],
               process: process("python3", ["/usr/bin/python3", "/usr/bin/minigalaxy"]),
               category: .ambient, reason: "desktop entry io.github.sharkwouter.Minigalaxy (Categories=Game;), runs minigalaxy: a game launcher's own sounds"),
+        // pw-play and paplay play for whoever called them: the role given counts,
+        // the file says nothing; with no role, inference and the default decide.
+        .init(name: "pw-play told it is a game", node: ["media.role": "Game", "media.name": "tone.wav"],
+              client: ["application.process.binary": "pw-cat"],
+              process: process("pw-cat", ["pw-play", "--media-role", "Game", "/tmp/tone.wav"]),
+              category: .soloAmbient, reason: "media.role = \"Game\"", source: .inference),
+        .init(name: "paplay with no role, run by a script", node: ["media.name": "bell.oga"],
+              client: ["application.process.binary": "pacat"],
+              process: process("pacat", ["paplay", "/usr/share/sounds/bell.oga"]),
+              ancestors: [AncestorFacts(executable: "bash", arguments: ["bash", "notify.sh"])],
+              category: .playback, options: [.mixWithOthers], reason: "default", source: .default),
         // ffplay: SDL's "Audio Stream" from a program the user chose to play media.
         .init(name: "ffplay via SDL's pulse backend", node: ["media.name": "Audio Stream", "application.name": "ffplay"],
               process: process("ffplay", ["ffplay", "-nodisp", "/home/u/Music/song.ogg"]),

@@ -652,6 +652,12 @@ struct Scenario {
             .at(0, running: ["soloGame"]),
             .at(1, running: ["music", "soloGame"], expect: ["music": .plays, "soloGame": .interrupted(by: "music", resumable: false)]),
         ])
+        // Starting in the same moment, the activation order decides (time,
+        // then key: "Music/playback" before "Racer/solo-ambient"): the game
+        // yields, and neither stops the other.
+        Scenario(streams: [Self.music, Self.soloGame]).run([
+            .at(0, running: ["music", "soloGame"], expect: ["music": .plays, "soloGame": .plays], events: []),
+        ])
         // Only another app's playback counts: a game's own music does not make it yield.
         let ownMusic = TestStream(name: "ownMusic", id: 12, app: "Racer", category: .playback)
         Scenario(streams: [ownMusic, Self.soloGame, Self.player]).run([

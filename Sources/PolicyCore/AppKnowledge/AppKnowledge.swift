@@ -8,9 +8,13 @@ public enum AppKnowledge {
         guard let app = facts.app else { return nil }
         let props = StreamProperties(node: facts.nodeProps, client: facts.clientProps)
         let direction = facts.direction
-        if streamSaysWhatItIs(props, direction: direction) { return nil }
+        let tool = takesItsRoleFromItsCaller(app, props)
+        if streamSaysWhatItIs(props, direction: direction, tool: tool) { return nil }
 
         if let helper = notificationHelper(app, direction: direction) { return helper }
+        // A tool plays for whoever called it: only that caller says what for
+        // — a notification daemon, or a person at a terminal (below).
+        if tool, !typedInATerminal(app) { return nil }
         if let found = app.entry, let decided = fromEntry(found, app: app, props: props, facts: facts) {
             return decided
         }
@@ -35,14 +39,40 @@ public enum AppKnowledge {
     /// The stream names itself precisely: a meter or plumbing, an event
     /// sound, a role other than a library's default. Then inference, which
     /// reads exactly that, decides.
-    static func streamSaysWhatItIs(_ props: StreamProperties, direction: StreamDirection) -> Bool {
+    static func streamSaysWhatItIs(_ props: StreamProperties, direction: StreamDirection, tool: Bool = false) -> Bool {
         if RoleInference.meterOrPlumbing(props, direction: direction) != nil { return true }
         if RoleInference.eventSound(props, direction: direction) != nil { return true }
         if let role = props["media.role"]?.classifierTrimmed().lowercased(), RoleInference.meaning(ofRole: role) != nil {
             let jackDefault = role == "dsp" && props["client.api"]?.lowercased() == "jack"
-            if !genericRoles.contains(role) && !jackDefault { return true }
+            if (tool || !genericRoles.contains(role)) && !jackDefault { return true }
         }
         return false
+    }
+
+    /// Command-line players and recorders whose role is whatever their
+    /// caller gave them (`pw-play --media-role Game`, `paplay
+    /// --property=media.role=…`): for them a role counts whatever it is, and
+    /// neither the file they were given nor their own (absent) desktop entry
+    /// says what it is for; only who started them may (a notification
+    /// daemon). Copies named like apps (the tests' `linphone`) are those apps.
+    static let roleTakingTools: Set<String> = ["pw-cat", "pw-play", "pw-record", "paplay", "pacat", "parec", "parecord"]
+
+    /// Started by a terminal emulator (through its shell): a person typed it.
+    static func typedInATerminal(_ app: AppFacts) -> Bool {
+        guard let starter = app.starter else { return false }
+        if let entry = starter.entry, AppFamily.families(of: entry, isGameLauncher: false).contains(.terminal) { return true }
+        return terminalPrograms.contains(starter.name)
+    }
+
+    /// Terminal emulators, for those whose desktop entry names another program.
+    static let terminalPrograms: Set<String> = [
+        "gnome-terminal-server", "konsole", "xterm", "uxterm", "alacritty", "kitty", "foot", "wezterm-gui", "tilix",
+        "xfce4-terminal", "lxterminal", "mate-terminal", "terminator", "urxvt", "rxvt", "st", "kgx", "ptyxis-agent",
+    ]
+
+    static func takesItsRoleFromItsCaller(_ app: AppFacts, _ props: StreamProperties) -> Bool {
+        let program = app.executable ?? props["application.process.binary"]
+        return program.map(roleTakingTools.contains) ?? false
     }
 
     // MARK: notification helpers

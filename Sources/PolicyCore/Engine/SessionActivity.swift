@@ -166,10 +166,16 @@ extension DecisionRun {
             earliestPlayback.append(index)
         }
         guard !earliestPlayback.isEmpty else { return }
-        earliestPlayback.sort { sessions[$0].activeSince < sessions[$1].activeSince }
+        // Earlier as the activation order has it: by time, ties by key (a
+        // game and a player that start in the same moment).
+        func earlier(_ a: Int, _ b: Int) -> Bool {
+            let (x, y) = (sessions[a].activeSince, sessions[b].activeSince)
+            return x != y ? x < y : sessions[a].key < sessions[b].key
+        }
+        earliestPlayback.sort(by: earlier)
         for index in sessions.indices where sessions[index].active && sessions[index].category == .soloAmbient {
             guard let playing = earliestPlayback.first(where: {
-                sessions[$0].app != sessions[index].app && sessions[$0].activeSince < sessions[index].activeSince
+                sessions[$0].app != sessions[index].app && earlier($0, index)
             }) else { continue }
             sessions[index].category = .ambient
             sessions[index].mixesBecause = playing
