@@ -49,20 +49,6 @@ struct AppKnowledgeCost {
                                 resolveMicroseconds: resolveTime * 1_000_000)
     }
 
-    /// This process's environment (the agent's desktop is the user's).
-    static func processEnvironment() -> [String: String] {
-        var result: [String: String] = [:]
-        var entry = environ
-        while let pointer = entry.pointee {
-            let text = String(cString: pointer)
-            if let equals = text.firstIndex(of: "=") {
-                result[String(text[..<equals])] = String(text[text.index(after: equals)...])
-            }
-            entry += 1
-        }
-        return result
-    }
-
     private static func best(of rounds: Int, _ run: () -> Duration) -> Double {
         (0..<rounds).map { _ in
             let duration = run()

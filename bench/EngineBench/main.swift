@@ -164,7 +164,7 @@ if !CommandLine.arguments.contains("--agent") {
         print(pad("\(count)", 8), pad(fixed(Double(result.bytes) / 1024, 1), 7), pad(fixed(result.milliseconds, 2), 9))
     }
     print("")
-    let apps = AppKnowledgeCost.measure(environment: AppKnowledgeCost.processEnvironment())
+    let apps = AppKnowledgeCost.measure(environment: currentEnvironment())
     print("app knowledge on this machine, best of 5: \(apps.entries) desktop entries in \(apps.directories) directories "
           + "read in \(fixed(apps.indexMilliseconds, 1)) ms (at start, and when they change); one process read from /proc "
           + "with 4 ancestors \(fixed(apps.processMicroseconds, 0)) µs (once per new process); a client's facts resolved "

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import PolicyCore
+import PolicyFiles
 
 /// What `pw-policy run` starts: the agent with its options. The command line
 /// parses them, then hands over to the lean `pw-policy-agent` executable

@@ -1,5 +1,6 @@
 import CPipeWire
 import PolicyCore
+import PolicyFiles
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -196,15 +197,3 @@ public final class Connection {
     }
 }
 
-public func currentEnvironment() -> [String: String] {
-    var result: [String: String] = [:]
-    var pointer = environ
-    while let entry = pointer.pointee {
-        let string = String(cString: entry)
-        if let equals = string.firstIndex(of: "=") {
-            result[String(string[..<equals])] = String(string[string.index(after: equals)...])
-        }
-        pointer += 1
-    }
-    return result
-}
