@@ -25,7 +25,7 @@ public enum AppFamily: String, Sendable, Equatable, Hashable, CaseIterable {
     case player
     /// `WebBrowser`.
     case browser
-    /// `InstantMessaging`, `Chat`: messengers and voice chat.
+    /// `InstantMessaging`, `Chat`, `IRCClient`: messengers and voice chat.
     case messenger
     /// `Settings`, `Mixer`: sound settings and mixers, whose capture is a level meter.
     case settings
@@ -43,7 +43,7 @@ public enum AppFamily: String, Sendable, Equatable, Hashable, CaseIterable {
         add(.recorder, if: entry.has("Recorder"))
         add(.player, if: entry.has("Player"))
         add(.browser, if: entry.has("WebBrowser"))
-        add(.messenger, if: entry.has("InstantMessaging") || entry.has("Chat"))
+        add(.messenger, if: entry.has("InstantMessaging") || entry.has("Chat") || entry.has("IRCClient"))
         add(.settings, if: entry.has("Settings") || entry.has("Mixer"))
         return families
     }

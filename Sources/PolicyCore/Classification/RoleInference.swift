@@ -213,16 +213,17 @@ public enum RoleInference {
     // MARK: game audio libraries
 
     /// SDL's PulseAudio and PipeWire backends name a stream the program did
-    /// not name "Audio Stream", miniaudio "miniaudio:<n>". Such programs are
-    /// nearly always games; the players among them are known apps or have a
-    /// desktop entry, both read before this.
+    /// not name "Audio Stream", miniaudio "miniaudio:<n>", FMOD Ex its
+    /// context "FMOD Ex App" (the engine under many Unity games). Such
+    /// programs are nearly always games; the players among them are known
+    /// apps or have a desktop entry, both read before this.
     static func gameLibraryDefaultName(_ props: StreamProperties, direction: StreamDirection) -> InferredCategory? {
         guard direction == .playback else { return nil }
-        for key in ["media.name", "node.name"] {
+        for key in ["media.name", "node.name", "application.name"] {
             guard let name = props[key] else { continue }
             let miniaudio = key == "media.name" && name.hasPrefix("miniaudio:")
                 && name.dropFirst("miniaudio:".count).allSatisfy(\.isNumber) && name.count > "miniaudio:".count
-            if name == "Audio Stream" || miniaudio {
+            if (name == "Audio Stream" && key != "application.name") || miniaudio || name == "FMOD Ex App" {
                 return InferredCategory(.soloAmbient, evidence:
                     "\(key) = \"\(name)\" (a game audio library's name for a stream the program did not name)")
             }
