@@ -354,6 +354,43 @@ extension TimingSensitiveSuites {
             #expect(during.gains.last == 0, "the alert's stream had gains \(during.gains)")
         }
 
+        /// During a call, an alert is silenced and music that starts waits
+        /// (hold-incoming): neither reaches the speakers from its first
+        /// sample, whatever WirePlumber stored for them; the same alert is
+        /// heard with no call (the positive control).
+        @Test func anAlertAndMusicStartedDuringACallAreSilentFromTheirFirstSample() throws {
+            let scene = try AgentScene(pulse: true)
+            try VirtualMicrophone.create(in: scene.sandbox, client: scene.client)
+            let display = try XvfbDisplay(sandbox: scene.sandbox)
+            defer { display.stop() }
+            let alert = scene.sandbox.path("alert.wav")
+            try Audio.writeTone(to: alert, seconds: 1, frequency: 880)
+            let control = try playAlert("control", alert, scene, display)
+            #expect(control.peak > 0.45 && control.loudFrames > 24_000, "the alert did not reach the speakers with no call")
+
+            // A call: one client capturing and playing, media.role=Communication
+            // (its own audio is the silent virtual microphone's).
+            let call = try scene.sandbox.spawn(["pw-loopback", "--capture-props={ media.role=Communication node.name=call-in }",
+                                                "--playback-props={ media.role=Communication node.name=call-out }"])
+            defer { call.stop() }
+            let callOut = { scene.client.graph.nodes.values.first { $0.name == "call-out" } }
+            #expect(scene.client.wait { _ in callOut().map { scene.polledStatus(id: $0.id)?.category == "play-and-record" } == true },
+                    "the agent does not see a call")
+            // Music started now must wait for the call, silent from its first sample.
+            let monitor = try scene.recordSink("speakers", to: "call-speakers.wav")
+            let music = try scene.play("music")
+            defer { music.stop() }
+            #expect(scene.waitForStatus("music") { $0.hold?.kind == "waiting" }, "\(String(describing: scene.polledStatus("music")))")
+            let during = try playAlert("during-call", alert, scene, display)
+            scene.client.pump(0.3)
+            monitor.stop(signal: SIGINT)
+            let path = scene.sandbox.path("call-speakers.wav")
+            let loud = try Audio.loudFrames(ofWAV: path, threshold: 0.001)
+            Self.report(String(format: "during a call: the alert's own recording %d loud frames; the speakers, music and alert: %d frames above 0.001, peak %.4f",
+                               during.loudFrames, loud, try Audio.peak(ofWAV: path)))
+            #expect(during.loudFrames == 0 && loud == 0, "the alert or the music reached the speakers during the call")
+        }
+
         // MARK: nothing left in WirePlumber's stored state
 
         enum AgentStop: String, CaseIterable, Sendable {
