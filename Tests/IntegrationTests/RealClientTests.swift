@@ -314,14 +314,21 @@ extension TimingSensitiveSuites {
                     try Audio.loudFrames(ofWAV: path, threshold: 0.001), gains)
         }
 
-        @Test(arguments: StoredNotificationVolume.allCases)
-        func alertsDuringARecordingAreSilentFromTheirFirstSample(stored: StoredNotificationVolume) throws {
+        /// A pulse sandbox with a virtual microphone, a display for
+        /// canberra-gtk-play and a 1 s alert to play.
+        private func alertScene() throws -> (scene: AgentScene, display: XvfbDisplay, alert: String) {
             let scene = try AgentScene(pulse: true)
             try VirtualMicrophone.create(in: scene.sandbox, client: scene.client)
             let display = try XvfbDisplay(sandbox: scene.sandbox)
-            defer { display.stop() }
             let alert = scene.sandbox.path("alert.wav")
             try Audio.writeTone(to: alert, seconds: 1, frequency: 880)
+            return (scene, display, alert)
+        }
+
+        @Test(arguments: StoredNotificationVolume.allCases)
+        func alertsDuringARecordingAreSilentFromTheirFirstSample(stored: StoredNotificationVolume) throws {
+            let (scene, display, alert) = try alertScene()
+            defer { display.stop() }
 
             // Positive control: with nothing recording the same alert is heard.
             if let volume = stored.value { try storeNotificationVolume(volume, scene) }
@@ -359,12 +366,8 @@ extension TimingSensitiveSuites {
         /// sample, whatever WirePlumber stored for them; the same alert is
         /// heard with no call (the positive control).
         @Test func anAlertAndMusicStartedDuringACallAreSilentFromTheirFirstSample() throws {
-            let scene = try AgentScene(pulse: true)
-            try VirtualMicrophone.create(in: scene.sandbox, client: scene.client)
-            let display = try XvfbDisplay(sandbox: scene.sandbox)
+            let (scene, display, alert) = try alertScene()
             defer { display.stop() }
-            let alert = scene.sandbox.path("alert.wav")
-            try Audio.writeTone(to: alert, seconds: 1, frequency: 880)
             let control = try playAlert("control", alert, scene, display)
             #expect(control.peak > 0.45 && control.loudFrames > 24_000, "the alert did not reach the speakers with no call")
 
