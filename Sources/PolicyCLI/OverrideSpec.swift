@@ -95,8 +95,9 @@ public enum ControlWrites {
         [MetadataWrite(subject: 0, key: AgentProtocol.appOverrideKey(appKey), type: nil, value: nil)]
     }
 
-    public static func silentMode(_ on: Bool) -> [MetadataWrite] {
-        [MetadataWrite(subject: 0, key: AgentProtocol.silentModeKey, type: AgentProtocol.jsonType, value: on ? "true" : "false")]
+    public static func silentMode(_ choice: SilentChoice) -> [MetadataWrite] {
+        [MetadataWrite(subject: 0, key: AgentProtocol.silentModeKey, type: AgentProtocol.jsonType,
+                       value: AgentProtocol.silentModeValue(choice))]
     }
 
     public static func resume(_ id: UInt32) -> [MetadataWrite] {
@@ -106,7 +107,7 @@ public enum ControlWrites {
 
 /// `silent on|off|toggle|status`.
 public enum SilentAction: String, CaseIterable, Sendable {
-    case on, off, toggle, status
+    case on, off, toggle, follow, status
 
     public static func parse(_ raw: String) throws(CLIFailure) -> SilentAction {
         guard let action = SilentAction(rawValue: raw.trimmingSpaces.lowercased()) else {
@@ -115,12 +116,14 @@ public enum SilentAction: String, CaseIterable, Sendable {
         return action
     }
 
-    /// The value to write, given the current one; nil for `status`.
-    public func target(current: Bool) -> Bool? {
+    /// The choice to write, given whether silent mode is on now; nil for
+    /// `status`. A toggle is an explicit choice: the other state.
+    public func target(current: Bool) -> SilentChoice? {
         switch self {
-        case .on: true
-        case .off: false
-        case .toggle: !current
+        case .on: .on
+        case .off: .off
+        case .toggle: current ? .off : .on
+        case .follow: .follow
         case .status: nil
         }
     }

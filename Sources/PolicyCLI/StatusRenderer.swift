@@ -45,7 +45,9 @@ public enum StatusRenderer {
                 rows.append(("Config error", error.split(separator: "\n").map { style.red(String($0)) }
                              + ["(the previous configuration stays in force)"]))
             }
-            rows.append(("Silent mode", [agent.silentMode ? style.magenta("on") : "off"]))
+            rows.append(("Silent mode", [(agent.silentMode ? style.magenta("on") : "off")
+                                         + (agent.silentModeReason.map { " (\($0))" } ?? "")]))
+            if let doNotDisturb = agent.doNotDisturb { rows.append(("Do Not Disturb", [doNotDisturb])) }
             if let players = agent.players { rows.append(("Players", [players])) }
         } else if snapshot.isRunning {
             rows.append(("State", [style.yellow("starting") + " (its metadata exists but it has published no status yet)"]))

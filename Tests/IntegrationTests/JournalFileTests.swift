@@ -9,7 +9,7 @@ import Testing
 @Suite struct JournalFileTests {
     static var sample: AgentJournal {
         var journal = AgentJournal()
-        journal.silentMode = true
+        journal.silentChoice = .on
         journal.appOverrides["mpv"] = AppOverrideRequest(category: "ambient", persist: true)
         return journal
     }

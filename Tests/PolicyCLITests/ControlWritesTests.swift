@@ -24,8 +24,10 @@ import Testing
 
     @Test func silentActions() throws {
         #expect(try SilentAction.parse("ON") == .on)
-        #expect(SilentAction.toggle.target(current: true) == false)
-        #expect(SilentAction.on.target(current: true) == true)
+        #expect(SilentAction.toggle.target(current: true) == .off)
+        #expect(SilentAction.toggle.target(current: false) == .on)
+        #expect(SilentAction.on.target(current: true) == .on)
+        #expect(try SilentAction.parse("follow").target(current: true) == .follow)
         #expect(SilentAction.status.target(current: false) == nil)
         #expect(throws: CLIFailure.self) { try SilentAction.parse("loud") }
     }
@@ -76,8 +78,9 @@ import Testing
     }
 
     @Test func silentModeAndResume() {
-        #expect(ControlRequests.parse(apply(ControlWrites.silentMode(true))).silentMode == true)
-        #expect(ControlRequests.parse(apply(ControlWrites.silentMode(false))).silentMode == false)
+        for choice in SilentChoice.allCases {
+            #expect(ControlRequests.parse(apply(ControlWrites.silentMode(choice))).silentMode == choice)
+        }
         #expect(ControlRequests.parse(apply(ControlWrites.resume(63))).resumeRequests == [63])
     }
 }

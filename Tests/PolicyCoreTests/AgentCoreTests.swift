@@ -195,14 +195,14 @@ import Testing
         #expect(daemon.gain(30) == 0, "silent mode silences the notification")
         let settingsSave = try #require(daemon.saved.first)
         #expect(settingsSave.sync, "silent mode must outlive the machine")
-        #expect(settingsSave.journal.silentMode)
+        #expect(settingsSave.journal.silentChoice == .on)
         #expect(daemon.saved.dropFirst().allSatisfy { !$0.sync }, "fade steps are not synced")
-        #expect(daemon.logs.contains { $0.level == .info && $0.text == "silent mode on" })
+        #expect(daemon.logs.contains { $0.level == .info && $0.text == "silent mode on (set by the user): the user's choice" })
     }
 
     @Test func aNewConnectionGetsThePersistedSettingsFirst() throws {
         var journal = AgentJournal()
-        journal.silentMode = true
+        journal.silentChoice = .on
         journal.appOverrides["app:player"] = AppOverrideRequest(category: "ambient", persist: true)
         var daemon = try InMemoryDaemon(journal: journal)
         let effects = daemon.connect()

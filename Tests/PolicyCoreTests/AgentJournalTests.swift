@@ -6,7 +6,7 @@ import PolicyCore
     /// A fresh directory under the system's temporary directory, removed by the caller.
     static var sample: AgentJournal {
         var journal = AgentJournal()
-        journal.silentMode = true
+        journal.silentChoice = .on
         journal.appOverrides["firefox"] = AppOverrideRequest(category: "ambient", options: ["duck-others"],
                                                              mode: "spoken-audio", persist: true)
         journal.applied[10] = AppliedStream(serial: 5010, commandedGain: 0.2, commandedAt: 12.5, confirmed: false,
@@ -52,7 +52,7 @@ import PolicyCore
             case 1: changed.memory.sessions[SessionKey("mpv:playback")]?.activeSince = 4
             case 2: changed.memory.sessions[SessionKey("x:ambient")] = .init(activeSince: 43, lastActive: 43)
             case 3: changed.memory.time = nil
-            case 4: changed.silentMode = false
+            case 4: changed.silentChoice = .off
             case 5: changed.applied[10]?.ramp = nil  // the fade ended
             case 6: changed.applied[10]?.ramp?.to = 0.3  // a new fade
             case 7: changed.applied[11] = nil
@@ -74,7 +74,7 @@ import PolicyCore
         streamsOnly.applied = [:]
         streamsOnly.memory = .empty
         var silent = sample
-        silent.silentMode.toggle()
+        silent.silentChoice = .off
         var overrides = sample
         overrides.appOverrides["mpv"] = AppOverrideRequest(category: "ambient", persist: true)
         #expect([streamsOnly, silent, overrides].map { $0.settingsDiffer(from: sample) } == [false, true, true])
@@ -87,7 +87,19 @@ import PolicyCore
         #expect(decoded == Self.sample)
         #expect(decoded != AgentJournal(), "the sample is not the empty journal")
         let object = try JSONSerialization.jsonObject(with: Data(Self.sample.encoded())) as? [String: Any]
-        #expect(object?["silentMode"] as? Bool == Self.sample.silentMode)
+        #expect(object?["silentMode"] as? Bool == true, "still written for an older agent")
+        #expect(object?["silentChoice"] as? String == "on")
+    }
+
+    /// A journal an older agent wrote: its silent mode was on or off, off
+    /// the default; off now follows Do Not Disturb.
+    @Test(arguments: [(true, SilentChoice.on), (false, .follow)])
+    func aJournalWithOnlySilentModeReads(_ legacy: Bool, _ choice: SilentChoice) throws {
+        var object = try #require(try JSONSerialization.jsonObject(with: Data(AgentJournal().encoded())) as? [String: Any])
+        object["silentChoice"] = nil
+        object["silentMode"] = legacy
+        let journal = try AgentJournal.decoded(from: try JSONSerialization.data(withJSONObject: object))
+        #expect(journal.silentChoice == choice && journal.doNotDisturbSeen == nil)
     }
 
     /// A journal written before the names of silenced sessions were kept still reads.

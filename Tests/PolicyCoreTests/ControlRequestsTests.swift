@@ -23,10 +23,10 @@ import Testing
     // MARK: silent mode
 
     @Test(arguments: [
-        ("true", true), ("false", false), ("on", true), ("off", false), ("1", true), ("0", false),
-        (" TRUE ", true), ("Off", false), ("\"true\"", true), ("\"off\"", false),
+        ("true", SilentChoice.on), ("false", .off), ("on", .on), ("off", .off), ("1", .on), ("0", .off),
+        (" TRUE ", .on), ("Off", .off), ("\"true\"", .on), ("\"off\"", .off), ("follow", .follow), ("\"Follow\"", .follow),
     ])
-    func silentModeValues(_ raw: String, _ expected: Bool) {
+    func silentModeValues(_ raw: String, _ expected: SilentChoice) {
         let requests = Self.parse([(0, AgentProtocol.silentModeKey, raw)])
         #expect(requests.silentMode == expected)
         #expect(requests.warnings.isEmpty)

@@ -194,11 +194,11 @@ import Testing
 
     @Test func aJournalWithoutPausedPlayersStillReads() throws {
         var journal = AgentJournal()
-        journal.silentMode = true
+        journal.silentChoice = .on
         var json = String(decoding: try journal.encoded(), as: UTF8.self)
         json = json.replacingOccurrences(of: #","pausedPlayers":{}"#, with: "")
         #expect(!json.contains("pausedPlayers"))
         let read = try AgentJournal.decoded(from: Data(json.utf8))
-        #expect(read.silentMode && read.pausedPlayers.isEmpty)
+        #expect(read.silentChoice == .on && read.pausedPlayers.isEmpty)
     }
 }

@@ -32,10 +32,12 @@ public struct AgentCore: Sendable {
         /// What the desktop knows about each client's app, by client id
         /// (docs/CLASSIFICATION.md, "App knowledge").
         public var apps: [UInt32: AppFacts]
+        /// The desktop's Do Not Disturb (docs/POLICY.md, "Do Not Disturb").
+        public var doNotDisturb: DoNotDisturb
         public init(graph: Graph, now: Double, stack: PipeWireStack, players: PlayerObservation = .unwatched("not connected"),
-                    meters: Meters = Meters(), apps: [UInt32: AppFacts] = [:]) {
+                    meters: Meters = Meters(), apps: [UInt32: AppFacts] = [:], doNotDisturb: DoNotDisturb = .unknown) {
             self.graph = graph; self.now = now; self.stack = stack; self.players = players; self.meters = meters
-            self.apps = apps
+            self.apps = apps; self.doNotDisturb = doNotDisturb
         }
     }
 
@@ -105,6 +107,8 @@ public struct AgentCore: Sendable {
         var players: PlayerObservation
         var matches: [UInt32: PlayerMatch]
         var events: [(event: PolicyEvent, names: DecisionNames)]
+        var silentMode: SilentMode
+        var doNotDisturb: DoNotDisturb
     }
 
     public init(identity: Identity, config: LoadedConfig, journal: AgentJournal) throws {
@@ -132,7 +136,7 @@ public struct AgentCore: Sendable {
         metered = [:]
         var effects: [AgentEffect] = []
         guard observation.graph.metadata(named: AgentProtocol.metadataName) != nil else { return reconcile(observation) }
-        effects.append(own(subject: 0, AgentProtocol.silentModeKey, journal.silentMode ? "true" : "false"))
+        effects.append(own(subject: 0, AgentProtocol.silentModeKey, AgentProtocol.silentModeValue(journal.silentChoice)))
         for (appKey, request) in journal.appOverrides.sorted(by: { $0.key < $1.key }) {
             effects.append(own(subject: 0, AgentProtocol.appOverridePrefix + appKey, StatusPublisher.json(request)))
         }
@@ -154,10 +158,8 @@ public struct AgentCore: Sendable {
                                              previousNodeOverrides: published.nodeOverrides)
         published.nodeOverrides = controls.nodeOverrides
         effects += published.newWarnings(controls.warnings).map { .log(.warning, $0) }
-        if let silent = controls.silentMode, silent != journal.silentMode {
-            journal.silentMode = silent
-            effects += emit(EventRecord(seq: 0, type: "silent-mode", text: "silent mode \(silent ? "on" : "off")"), graph: graph)
-        }
+        let silentMode = followSilentSwitch(&journal, requested: controls.silentMode, doNotDisturb: observation.doNotDisturb,
+                                            graph: graph, now: now, effects: &effects)
         journal.appOverrides = controls.appOverrides.filter(\.value.persist)
         if let change = published.stackChange(StackStatus(observation.stack)) { effects.append(.log(.notice, change)) }
 
@@ -165,7 +167,8 @@ public struct AgentCore: Sendable {
         let wantedMeters = Metering.wanted(classified, graph: graph, settings: config.config.settings,
                                            held: journal.memory.held)
         let input = EngineInputBuilder.build(graph: graph, classified: classified, now: now,
-                                             silentMode: journal.silentMode, resumeRequests: controls.resumeRequests,
+                                             silentMode: silentMode.isOn, silentModeReason: silentMode.reason,
+                                             resumeRequests: controls.resumeRequests,
                                              audibility: Metering.audibility(of: wantedMeters, meters: observation.meters))
         let decision = engine.decide(input, memory: journal.memory)
         journal.memory = decision.memory
@@ -203,7 +206,8 @@ public struct AgentCore: Sendable {
         }
         let events = (unpublished?.events ?? []) + decision.events.map { (event: $0, names: decision.names) }
         unpublished = Unpublished(graph: graph, classified: classified, decision: decision, controls: controls,
-                                  players: observation.players, matches: matches, events: events)
+                                  players: observation.players, matches: matches, events: events,
+                                  silentMode: silentMode, doNotDisturb: observation.doNotDisturb)
         if wantedMeters != metered {
             metered = wantedMeters
             effects.append(.meter(wantedMeters))
@@ -362,6 +366,45 @@ public struct AgentCore: Sendable {
     }
 
     /// A key of the agent's own metadata.
+    /// The user's silent switch and the desktop's Do Not Disturb, into the
+    /// journal, and silent mode as they make it (docs/POLICY.md, "Do Not
+    /// Disturb"): a value written to the switch is the user's choice; a
+    /// change of Do Not Disturb ends it.
+    private mutating func followSilentSwitch(_ journal: inout AgentJournal, requested: SilentChoice?, doNotDisturb: DoNotDisturb,
+                                             graph: Graph, now: Double, effects: inout [AgentEffect]) -> SilentMode {
+        let following = config.config.settings.followDoNotDisturb
+        if let overwritten = published.silentChoiceOverwritten, requested != overwritten.choice || now - overwritten.at > 1 {
+            published.silentChoiceOverwritten = nil
+        }
+        let wasOn = SilentMode.resolve(choice: journal.silentChoice, doNotDisturb: doNotDisturb, following: following).isOn
+        var why: String?
+        if published.silentChoiceOverwritten == nil, let requested, requested != journal.silentChoice {
+            journal.silentChoice = requested
+            why = requested == .follow ? "the user asked to follow Do Not Disturb" : "the user's choice"
+        }
+        let followed = SilentMode.choice(journal.silentChoice, lastSeen: journal.doNotDisturbSeen, now: doNotDisturb,
+                                         following: following)
+        if followed.changed {
+            why = "Do Not Disturb \(doNotDisturb.summary)"
+                + (followed.choice != journal.silentChoice ? "; the user's choice (\(journal.silentChoice.rawValue)) ends" : "")
+        }
+        journal.silentChoice = followed.choice
+        journal.doNotDisturbSeen = followed.seen
+        let silentMode = SilentMode.resolve(choice: journal.silentChoice, doNotDisturb: doNotDisturb, following: following)
+        if why != nil || silentMode.isOn != wasOn {
+            let text = "silent mode \(silentMode.isOn ? "on" : "off") (\(silentMode.reason))" + (why.map { ": \($0)" } ?? "")
+            effects += emit(EventRecord(seq: 0, type: "silent-mode", text: text), graph: graph)
+        }
+        // The switch says the choice in force: after a bad value, or when
+        // Do Not Disturb ended the user's choice.
+        if published.silentChoiceOverwritten == nil, requested != journal.silentChoice,
+           graph.metadata(named: AgentProtocol.metadataName) != nil {
+            published.silentChoiceOverwritten = (requested, now)
+            effects.append(own(subject: 0, AgentProtocol.silentModeKey, AgentProtocol.silentModeValue(journal.silentChoice)))
+        }
+        return silentMode
+    }
+
     private func own(subject: UInt32, _ key: String, _ value: String?) -> AgentEffect {
         .setMetadata(MetadataWrite(metadata: AgentProtocol.metadataName, subject: subject, key: key,
                                    type: value == nil ? nil : AgentProtocol.jsonType, value: value))
@@ -445,16 +488,14 @@ public struct AgentCore: Sendable {
 
         let agent = AgentStatus(pid: identity.pid, version: identity.version, startedAt: identity.startedAt,
                                 configFiles: config.files, configError: configError, dryRun: identity.dryRun,
-                                silentMode: journal.silentMode, stack: published.stack, players: players.summary)
+                                silentMode: pending.silentMode.isOn, stack: published.stack, players: players.summary,
+                                silentModeReason: pending.silentMode.reason, silentChoice: journal.silentChoice,
+                                doNotDisturb: pending.doNotDisturb.summary)
         for (key, value) in [(AgentProtocol.agentKey, StatusPublisher.json(agent)),
                              (AgentProtocol.outputsKey, StatusPublisher.json(StatusPublisher.outputs(graph: graph)))]
             where published.global[key] != value {
             published.global[key] = value
             effects.append(own(subject: 0, key, value))
-        }
-        // Echo the effective silent mode, e.g. after a bad value was written.
-        if controls.silentMode != journal.silentMode {
-            effects.append(own(subject: 0, AgentProtocol.silentModeKey, journal.silentMode ? "true" : "false"))
         }
         return effects
     }

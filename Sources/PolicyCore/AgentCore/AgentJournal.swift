@@ -6,7 +6,11 @@
 /// even after SIGKILL.
 public struct AgentJournal: Codable, Sendable, Equatable {
     public var version: Int = 1
-    public var silentMode: Bool = false
+    /// The user's silent switch (`pw-policy silent on|off|follow`).
+    public var silentChoice: SilentChoice = .follow
+    /// Do Not Disturb as last read (nil: never read): a change of it ends
+    /// an explicit choice, also one that happened while no agent ran.
+    public var doNotDisturbSeen: Bool?
     /// `pw-policy set --app … --persist`, by app key.
     public var appOverrides: [String: AppOverrideRequest] = [:]
     /// Streams we changed, by node id (with their serial, ids are reused).
@@ -25,7 +29,22 @@ public struct AgentJournal: Codable, Sendable, Equatable {
     public init() {}
 
     private enum CodingKeys: String, CodingKey {
-        case version, silentMode, appOverrides, applied, memory, pausedPlayers, wirePlumberKeys
+        case version, silentMode, silentChoice, doNotDisturbSeen, appOverrides, applied, memory, pausedPlayers, wirePlumberKeys
+    }
+
+    /// `silentMode` (a boolean) is still written, for an older agent that
+    /// reads this journal: on, or not.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(version, forKey: .version)
+        try container.encode(silentChoice == .on, forKey: .silentMode)
+        try container.encode(silentChoice, forKey: .silentChoice)
+        try container.encodeIfPresent(doNotDisturbSeen, forKey: .doNotDisturbSeen)
+        try container.encode(appOverrides, forKey: .appOverrides)
+        try container.encode(applied, forKey: .applied)
+        try container.encode(memory, forKey: .memory)
+        try container.encode(pausedPlayers, forKey: .pausedPlayers)
+        try container.encode(wirePlumberKeys, forKey: .wirePlumberKeys)
     }
 
     /// Fields added after version 1 may be missing from a journal an older
@@ -34,7 +53,11 @@ public struct AgentJournal: Codable, Sendable, Equatable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         version = try container.decode(Int.self, forKey: .version)
-        silentMode = try container.decode(Bool.self, forKey: .silentMode)
+        // Before `silentChoice`, off was the default and on the only choice.
+        let legacySilentMode = try container.decode(Bool.self, forKey: .silentMode)
+        silentChoice = try container.decodeIfPresent(SilentChoice.self, forKey: .silentChoice)
+            ?? (legacySilentMode ? .on : .follow)
+        doNotDisturbSeen = try container.decodeIfPresent(Bool.self, forKey: .doNotDisturbSeen)
         appOverrides = try container.decode([String: AppOverrideRequest].self, forKey: .appOverrides)
         applied = try container.decode([UInt32: AppliedStream].self, forKey: .applied)
         memory = try container.decode(EngineMemory.self, forKey: .memory)
@@ -80,7 +103,7 @@ public struct AgentJournal: Codable, Sendable, Equatable {
         // Compared part by part, not on copies with the clock taken out:
         // at hundreds of streams those copies were a good part of every
         // reconcile (docs/PERFORMANCE.md, "Limits found").
-        guard version == other.version, silentMode == other.silentMode, appOverrides == other.appOverrides,
+        guard version == other.version, silentChoice == other.silentChoice, doNotDisturbSeen == other.doNotDisturbSeen, appOverrides == other.appOverrides,
               pausedPlayers == other.pausedPlayers, wirePlumberKeys == other.wirePlumberKeys,
               applied.count == other.applied.count,
               memory.sessions.count == other.memory.sessions.count else { return true }
@@ -114,6 +137,6 @@ public struct AgentJournal: Codable, Sendable, Equatable {
     /// Whether the user's settings differ (silent mode, persistent app
     /// overrides): those must outlive the machine, not only the agent.
     public func settingsDiffer(from other: AgentJournal) -> Bool {
-        silentMode != other.silentMode || appOverrides != other.appOverrides
+        silentChoice != other.silentChoice || doNotDisturbSeen != other.doNotDisturbSeen || appOverrides != other.appOverrides
     }
 }

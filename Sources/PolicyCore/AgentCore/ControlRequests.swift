@@ -3,7 +3,8 @@
 /// stream it was meant for (or a global one) and is otherwise ignored, so a
 /// bad value keeps the previous behaviour.
 public struct ControlRequests: Sendable, Equatable {
-    public var silentMode: Bool?
+    /// The user's silent switch, if written (`true`, `false`, `follow`).
+    public var silentMode: SilentChoice?
     /// Per-stream overrides from policy.category / policy.options / policy.mode.
     public var nodeOverrides: [UInt32: ClassificationOverride] = [:]
     public var appOverrides: [String: AppOverrideRequest] = [:]
@@ -35,10 +36,11 @@ public struct ControlRequests: Sendable, Equatable {
     private mutating func parseGlobal(_ entries: [String: Graph.MetadataEntry]) {
         if let raw = entries[AgentProtocol.silentModeKey]?.value {
             switch ControlRequests.unquote(raw).lowercased() {
-            case "true", "on", "1": silentMode = true
-            case "false", "off", "0": silentMode = false
+            case "true", "on", "1": silentMode = .on
+            case "false", "off", "0": silentMode = .off
+            case "follow": silentMode = .follow
             default:
-                warnings.append("\(AgentProtocol.silentModeKey) = '\(ControlRequests.abbreviate(raw))' is not true or false; ignored")
+                warnings.append("\(AgentProtocol.silentModeKey) = '\(ControlRequests.abbreviate(raw))' is not true, false or follow; ignored")
             }
         }
         for (key, entry) in entries.sorted(by: { $0.key < $1.key }) where key.hasPrefix(AgentProtocol.appOverridePrefix) {

@@ -25,8 +25,11 @@ public struct ConfigDecoder: Sendable {
     /// Settings added later: a configuration without them keeps working.
     public static let optionalSettingKeys = [
         "route.resume-on-return", "route.resume-on-return-ms", "duck.while-audible", "duck.quiet-hold-ms",
-        "solo-ambient.mix-with-playing",
+        "solo-ambient.mix-with-playing", "silent.follow-do-not-disturb", "silent.do-not-disturb-sources",
     ]
+    /// The keys of a `silent.do-not-disturb-sources` entry: a D-Bus property
+    /// (bus-name, path, interface, property) or a GSettings key (schema, key).
+    public static let doNotDisturbSourceKeys = ["name", "bus-name", "path", "interface", "property", "schema", "key", "value"]
     public static let categoryTraitKeys = ["mixable", "silenced-in-silent-mode"]
     public static let interactionKeys = ["active", "incoming", "action", "level", "resumable", "why"]
     public static let selectorKeys = ["category", "options", "without-options", "mixable", "mode"]
@@ -82,14 +85,75 @@ private final class DecodeRun {
         let whileAudible = setting("duck.while-audible").map { bool($0, "duck.while-audible") } ?? true
         let quietHold = setting("duck.quiet-hold-ms").map { integer($0, "duck.quiet-hold-ms", ConfigDecoder.fadeRange) } ?? 300
         let soloMixes = setting("solo-ambient.mix-with-playing").map { bool($0, "solo-ambient.mix-with-playing") } ?? true
+        let followDND = setting("silent.follow-do-not-disturb").map { bool($0, "silent.follow-do-not-disturb") } ?? true
+        let dndSources = setting("silent.do-not-disturb-sources").map { doNotDisturbSources($0, "silent.do-not-disturb-sources") } ?? []
         guard let duckLevel, let fadeDown, let fadeUp, let debounce, let defaultCategory, let defaultOptions, let inference,
-              let resumeOnReturn, let resumeWindow, let whileAudible, let quietHold, let soloMixes else {
+              let resumeOnReturn, let resumeWindow, let whileAudible, let quietHold, let soloMixes,
+              let followDND, let dndSources else {
             return nil
         }
         return Settings(duckLevel: duckLevel, fadeDownMs: fadeDown, fadeUpMs: fadeUp, debounceMs: debounce,
                         defaultCategory: defaultCategory, defaultOptions: defaultOptions, inference: inference,
                         resumeOnReturn: resumeOnReturn, resumeOnReturnMs: resumeWindow,
-                        duckWhileAudible: whileAudible, duckQuietHoldMs: quietHold, soloAmbientMixesWithPlaying: soloMixes)
+                        duckWhileAudible: whileAudible, duckQuietHoldMs: quietHold, soloAmbientMixesWithPlaying: soloMixes,
+                        followDoNotDisturb: followDND, doNotDisturbSources: dndSources)
+    }
+
+    func doNotDisturbSources(_ value: SPAJSON, _ path: String) -> [DoNotDisturbSource]? {
+        guard let elements = value.elements else {
+            fail(value.position, "\(path): expected an array of sources, got \(describe(value))")
+            return nil
+        }
+        let sources = elements.enumerated().map { doNotDisturbSource($1, "\(path) #\($0 + 1)") }
+        return sources.contains(where: { $0 == nil }) ? nil : sources.compactMap { $0 }
+    }
+
+    func doNotDisturbSource(_ value: SPAJSON, _ path: String) -> DoNotDisturbSource? {
+        guard let members = object(value, in: path, allowed: ConfigDecoder.doNotDisturbSourceKeys) else { return nil }
+        func text(_ key: String) -> String?? {
+            guard let member = members[key] else { return .some(nil) }
+            guard let text = string(member.value, "\(path).\(key)") else { return nil }
+            guard !text.isEmpty else {
+                fail(member.value.position, "\(path).\(key): must not be empty")
+                return nil
+            }
+            return .some(text)
+        }
+        guard let busName = text("bus-name"), let objectPath = text("path"), let interface = text("interface"),
+              let property = text("property"), let schema = text("schema"), let key = text("key") else { return nil }
+        let mechanism: DoNotDisturbSource.Mechanism
+        switch (busName, objectPath, interface, property, schema, key) {
+        case let (busName?, objectPath?, interface?, property?, nil, nil):
+            guard objectPath.hasPrefix("/") else {
+                fail(members["path"]!.value.position, "\(path).path: a D-Bus object path starts with '/', got '\(objectPath)'")
+                return nil
+            }
+            mechanism = .busProperty(busName: busName, path: objectPath, interface: interface, property: property)
+        case let (nil, nil, nil, nil, schema?, key?):
+            mechanism = .gsettings(schema: schema, key: key)
+        default:
+            fail(value.position, "\(path): expected either bus-name, path, interface and property (a D-Bus property) "
+                 + "or schema and key (a GSettings key)")
+            return nil
+        }
+        guard let valueMember = members["value"] else {
+            fail(value.position, "\(path): missing 'value' (what the source says while Do Not Disturb is on)")
+            return nil
+        }
+        let doNotDisturbValue: String
+        if let bool = valueMember.value.bool {
+            doNotDisturbValue = bool ? "true" : "false"
+        } else if let number = valueMember.value.number, number.rounded() == number, abs(number) < 1e15 {
+            doNotDisturbValue = String(Int64(number))
+        } else if let string = valueMember.value.string {
+            doNotDisturbValue = string
+        } else {
+            fail(valueMember.value.position, "\(path).value: expected a boolean, a whole number or a string, got \(describe(valueMember.value))")
+            return nil
+        }
+        guard let name = text("name") else { return nil }
+        let source = DoNotDisturbSource(name: "", mechanism: mechanism, doNotDisturbValue: doNotDisturbValue)
+        return DoNotDisturbSource(name: name ?? source.location, mechanism: mechanism, doNotDisturbValue: doNotDisturbValue)
     }
 
     func categories(_ value: SPAJSON) -> [Category: CategoryTraits]? {

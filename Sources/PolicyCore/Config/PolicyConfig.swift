@@ -51,18 +51,30 @@ public struct Settings: Sendable, Equatable {
     /// as the seeds ask games to choose: starting a game never stops the
     /// music a person chose (docs/POLICY.md, "Games and the music").
     public var soloAmbientMixesWithPlaying: Bool
+    /// Silent mode follows the desktop's Do Not Disturb unless the user
+    /// chose on or off since it last changed (docs/POLICY.md, "Do Not
+    /// Disturb").
+    public var followDoNotDisturb: Bool
+    /// Do Not Disturb mechanisms beyond the built-in ones (KDE Plasma,
+    /// GNOME, dunst).
+    public var doNotDisturbSources: [DoNotDisturbSource]
 
     public init(duckLevel: Double, fadeDownMs: Int, fadeUpMs: Int, debounceMs: Int,
                 defaultCategory: Category, defaultOptions: Set<PolicyOption>, inference: Bool = true,
                 resumeOnReturn: Bool = false, resumeOnReturnMs: Int = 30_000,
-                duckWhileAudible: Bool = true, duckQuietHoldMs: Int = 300, soloAmbientMixesWithPlaying: Bool = true) {
+                duckWhileAudible: Bool = true, duckQuietHoldMs: Int = 300, soloAmbientMixesWithPlaying: Bool = true,
+                followDoNotDisturb: Bool = true, doNotDisturbSources: [DoNotDisturbSource] = []) {
         self.duckLevel = duckLevel; self.fadeDownMs = fadeDownMs; self.fadeUpMs = fadeUpMs
         self.debounceMs = debounceMs; self.defaultCategory = defaultCategory
         self.defaultOptions = defaultOptions; self.inference = inference
         self.resumeOnReturn = resumeOnReturn; self.resumeOnReturnMs = resumeOnReturnMs
         self.duckWhileAudible = duckWhileAudible; self.duckQuietHoldMs = duckQuietHoldMs
         self.soloAmbientMixesWithPlaying = soloAmbientMixesWithPlaying
+        self.followDoNotDisturb = followDoNotDisturb; self.doNotDisturbSources = doNotDisturbSources
     }
+
+    /// Every Do Not Disturb mechanism watched: the built-in ones, then the config's.
+    public var allDoNotDisturbSources: [DoNotDisturbSource] { DoNotDisturbSource.builtIn + doNotDisturbSources }
 }
 
 public struct CategoryTraits: Sendable, Equatable {

@@ -1,7 +1,7 @@
 /// Turns the observed graph and the classified streams into the engine's input.
 public enum EngineInputBuilder {
     public static func build(graph: Graph, classified: [UInt32: ClassifiedStream], now: Double,
-                             silentMode: Bool, resumeRequests: Set<UInt32>,
+                             silentMode: Bool, silentModeReason: String = "", resumeRequests: Set<UInt32>,
                              audibility: [UInt32: Audibility] = [:]) -> PolicyInput {
         let sinks = linkedSinks(in: graph)
         let linkedInputs = Set(graph.links.values.map(\.inputNode))
@@ -17,7 +17,7 @@ public enum EngineInputBuilder {
         }
         return PolicyInput(now: now, streams: streams, outputs: OutputDetection.outputs(in: graph),
                            defaultOutput: OutputDetection.defaultOutput(in: graph), silentMode: silentMode,
-                           resumeRequests: resumeRequests)
+                           silentModeReason: silentModeReason, resumeRequests: resumeRequests)
     }
 
     /// The node a playback stream's output ports are linked to (its sink);

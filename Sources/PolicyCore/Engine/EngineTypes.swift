@@ -105,13 +105,16 @@ public struct PolicyInput: Sendable, Equatable {
     /// The default sink's id, if any.
     public var defaultOutput: UInt32?
     public var silentMode: Bool
+    /// Why silent mode is on, for explain ("set by the user", "following
+    /// Do Not Disturb (on in dunst)"); empty: not said.
+    public var silentModeReason: String
     /// Streams the user asked to resume (`pw-policy resume`) since the last decision.
     public var resumeRequests: Set<UInt32>
 
     public init(now: Double, streams: [StreamInput], outputs: [OutputInput], defaultOutput: UInt32? = nil,
-                silentMode: Bool = false, resumeRequests: Set<UInt32> = []) {
+                silentMode: Bool = false, silentModeReason: String = "", resumeRequests: Set<UInt32> = []) {
         self.now = now; self.streams = streams; self.outputs = outputs
-        self.defaultOutput = defaultOutput; self.silentMode = silentMode
+        self.defaultOutput = defaultOutput; self.silentMode = silentMode; self.silentModeReason = silentModeReason
         self.resumeRequests = resumeRequests
     }
 }

@@ -70,7 +70,8 @@ extension DecisionRun {
         case .interrupted:
             "held: interrupted by \(appName(effect.by)); released without resuming when it ends (\(ruleReference(effect.rule)))"
         case .silentMode:
-            "silenced: silent mode (\(ClassCode.categories[effect.by].rawValue) is silenced in silent mode)"
+            "silenced: silent mode\(input.silentModeReason.isEmpty ? "" : ", \(input.silentModeReason)")"
+                + " (\(ClassCode.categories[effect.by].rawValue) is silenced in silent mode)"
         case .silenced:
             "silenced while \(appName(effect.by)) is active (\(ruleReference(effect.rule)))"
         case .ducked:

@@ -22,6 +22,14 @@ public enum AgentProtocol {
     // Written by users, read by the agent.
     /// Subject 0: `true` / `false`. The agent also publishes the effective value here.
     public static let silentModeKey = "pw-policy.silent-mode"
+    /// The switch's values: `true`, `false`, or `follow` (Do Not Disturb).
+    public static func silentModeValue(_ choice: SilentChoice) -> String {
+        switch choice {
+        case .on: "true"
+        case .off: "false"
+        case .follow: "follow"
+        }
+    }
     /// Subject = stream node id: a runtime override for that stream, as the
     /// stream property spellings: a category name, an options list, a mode.
     /// `pw-policy set` writes the category and mode as plain strings
@@ -62,11 +70,21 @@ public struct AgentStatus: Codable, Sendable, Equatable {
     /// ("2 MPRIS players on the session bus", "not watched: no session bus
     /// (…)"); absent from agents older than this field (docs/PLAYERS.md).
     public var players: String?
+    /// Why silent mode is on or off ("set by the user", "following Do Not
+    /// Disturb (on in dunst)"); the user's switch (`on`, `off`, `follow`);
+    /// the desktop's Do Not Disturb in a line ("on in dunst", "off (GNOME)",
+    /// "no desktop mechanism answers"). Absent from older agents
+    /// (docs/POLICY.md, "Do Not Disturb").
+    public var silentModeReason: String?
+    public var silentChoice: SilentChoice?
+    public var doNotDisturb: String?
     public init(pid: Int32, version: String, startedAt: String, configFiles: [String], configError: String?,
-                dryRun: Bool, silentMode: Bool, stack: StackStatus? = nil, players: String? = nil) {
+                dryRun: Bool, silentMode: Bool, stack: StackStatus? = nil, players: String? = nil,
+                silentModeReason: String? = nil, silentChoice: SilentChoice? = nil, doNotDisturb: String? = nil) {
         self.pid = pid; self.version = version; self.startedAt = startedAt; self.configFiles = configFiles
         self.configError = configError; self.dryRun = dryRun; self.silentMode = silentMode; self.stack = stack
-        self.players = players
+        self.players = players; self.silentModeReason = silentModeReason; self.silentChoice = silentChoice
+        self.doNotDisturb = doNotDisturb
     }
 }
 

@@ -37,12 +37,15 @@ struct InMemoryDaemon {
     /// by `route-settings` entries it reads (0.4: every key; 0.5: the event
     /// sounds' key only) and by a stand-in stream (`resetStoredVolumes`).
     var wirePlumberSaved: [String: Float] = [:]
+    /// What the desktop's Do Not Disturb mechanisms say.
+    var doNotDisturb = DoNotDisturb.unknown
     static let routeSettingsID: UInt32 = 902
 
     /// The shipped defaults; speakers (1, default), headphones (2), a mic (3);
     /// the agent's metadata exported (empty) and WirePlumber's `default`.
-    init(dryRun: Bool = false, journal: AgentJournal = AgentJournal(), resumeOnReturn: Bool = false) throws {
-        var policy = DefaultPolicyConfig.config
+    init(dryRun: Bool = false, journal: AgentJournal = AgentJournal(), resumeOnReturn: Bool = false,
+         config: PolicyConfig = DefaultPolicyConfig.config) throws {
+        var policy = config
         policy.settings.resumeOnReturn = resumeOnReturn
         let config = LoadedConfig(config: policy, files: ["/etc/pw-policy/pw-policy.conf"],
                                   merged: SPAJSON(.object([]), at: SourcePosition(file: "test", line: 1, column: 1)))
@@ -59,7 +62,7 @@ struct InMemoryDaemon {
     var observation: AgentCore.Observation {
         AgentCore.Observation(graph: graph, now: now, stack: stack,
                               players: players.map { .watched($0, ancestry: [:]) } ?? .unwatched("no session bus"),
-                              meters: meters)
+                              meters: meters, doNotDisturb: doNotDisturb)
     }
 
     /// A playback stream with `media.role`, linked to `sink` by link `id + 100`.
