@@ -32,6 +32,9 @@ final class AgentContext {
     var sendToPlayer: ((PlayerCommand) -> Void)?
     /// The desktop entries and the processes behind the clients.
     let apps: AppKnowledgeObserver
+    /// What the desktop's Do Not Disturb mechanisms say (unknown without a
+    /// session bus).
+    var doNotDisturb = DoNotDisturb.unknown
 
     init(options: AgentOptions, config: LoadedConfig, log: Log) throws {
         self.options = options
@@ -67,6 +70,7 @@ public final class Agent {
     private var reconnectDelay = 0.25
     private var bus: SessionBus?
     private var playerObserver: MPRISObserver?
+    private var doNotDisturbObserver: DoNotDisturbObserver?
     private var shuttingDown = false
     private var log: Log { context.log }
 
@@ -170,19 +174,42 @@ public final class Agent {
             }
             context.players = .empty
             log.info("watching MPRIS players on the session bus")
+            watchDoNotDisturb()
         }
+    }
+
+    /// Follows the Do Not Disturb mechanisms the config names, on the
+    /// session bus (docs/POLICY.md, "Do Not Disturb"); again when they change.
+    private func watchDoNotDisturb() {
+        let sources = context.core.config.config.settings.allDoNotDisturbSources
+        guard let bus, doNotDisturbObserver.map({ $0.sources != sources }) ?? true else { return }
+        doNotDisturbObserver = nil
+        let observer = DoNotDisturbObserver(bus: bus, sources: sources, gsettings: GSettingsReader(loop: loop),
+                                            log: { [unowned self] in self.log.notice("Do Not Disturb: \($0)") }) { [unowned self] state in
+            self.log.info("Do Not Disturb: \(state.summary)")
+            self.context.doNotDisturb = state
+            self.session?.playersChanged()
+        }
+        if case .failure(let error) = observer.start() {
+            log.notice("Do Not Disturb is not followed: \(error)")
+            return
+        }
+        doNotDisturbObserver = observer
     }
 
     private func playersUnwatched(_ error: SessionBusError) {
         log.notice("\(error)")
         context.players = nil
         context.sendToPlayer = nil
+        context.doNotDisturb = .unknown
+        doNotDisturbObserver = nil
         context.playersUnwatched = "\(error)"
         session?.playersChanged()
     }
 
     /// Everything on the loop goes before the loop itself.
     private func tearDown() {
+        doNotDisturbObserver = nil
         playerObserver = nil
         bus = nil
         session = nil
@@ -245,6 +272,7 @@ public final class Agent {
                 return core.reloadFailed("\(error)", trigger: trigger, graph: graph)
             }
         }
+        defer { watchDoNotDisturb() }
         guard let session else {
             // Between connections: the next one starts with it; say so now.
             for case .log(let level, let text) in reload(&context.core, Graph()) { log.log(level, text) }

@@ -81,7 +81,7 @@ final class AgentSession {
         return AgentCore.Observation(graph: graph, now: MonotonicClock.now,
                                      stack: PipeWireStack.observed(in: graph, linkedLibraryVersion: wirePlumberProbe.version(pid:)),
                                      players: observePlayers(graph), meters: meters.readings,
-                                     apps: context.apps.apps(in: graph))
+                                     apps: context.apps.apps(in: graph), doNotDisturb: context.doNotDisturb)
     }
 
     private func observePlayers(_ graph: Graph) -> AgentCore.PlayerObservation {
@@ -92,7 +92,8 @@ final class AgentSession {
         return .watched(players, ancestry: ancestry.table)
     }
 
-    /// The players or the desktop entries changed: reconcile (coalesced like graph changes).
+    /// The players, the desktop entries or Do Not Disturb changed:
+    /// reconcile (coalesced like graph changes).
     func playersChanged() { scheduleReconcile() }
 
     /// A reconcile on the loop's next turn, one for a burst of changes.

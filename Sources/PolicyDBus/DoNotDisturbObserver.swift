@@ -1,0 +1,213 @@
+import PolicyCore
+
+/// Follows the desktop's Do Not Disturb mechanisms on the session bus
+/// (docs/POLICY.md, "Do Not Disturb"): for a D-Bus property, the owner of
+/// its bus name, the property's value when the owner appears, and its
+/// PropertiesChanged; for a GSettings key, dconf's change notices and the
+/// key read with `gsettings` (`GSettingsReader`). Reports the combined
+/// state whenever it changes. A source that is absent says nothing; one
+/// that misbehaves (a value of the wrong type, no reply) is logged once
+/// and says nothing either. Everything happens on the bus's loop.
+public final class DoNotDisturbObserver {
+    private let bus: SessionBus
+    public let sources: [DoNotDisturbSource]
+    private let log: (String) -> Void
+    private let onChange: (DoNotDisturb) -> Void
+    private let gsettings: GSettingsReader
+    private var matches: [BusMatch] = []
+    private var readings: [DoNotDisturbSource: DoNotDisturb.Reading] = [:]
+    /// The unique name owning each watched bus name.
+    private var owners: [String: String] = [:]
+    /// Sources whose misbehaviour was logged: once each.
+    private var reported: Set<DoNotDisturbSource> = []
+    public private(set) var state = DoNotDisturb.unknown
+
+    static let daemon = "org.freedesktop.DBus"
+    static let propertiesInterface = "org.freedesktop.DBus.Properties"
+    /// dconf's writer announces every change on the bus (its D-Bus API).
+    static let dconfWriterInterface = "ca.desrt.dconf.Writer"
+
+    public init(bus: SessionBus, sources: [DoNotDisturbSource], gsettings: GSettingsReader,
+                log: @escaping (String) -> Void, onChange: @escaping (DoNotDisturb) -> Void) {
+        self.bus = bus; self.sources = sources; self.gsettings = gsettings; self.log = log; self.onChange = onChange
+    }
+
+    private var busNames: [String] {
+        var names: [String] = []
+        for case .busProperty(let busName, _, _, _) in sources.map(\.mechanism) where !names.contains(busName) {
+            names.append(busName)
+        }
+        return names
+    }
+
+    /// Subscribes, then reads every source. Matches go out before the
+    /// reads, and the daemon keeps order: no change falls in between.
+    public func start() -> Result<Void, BusCallError> {
+        var rules: [(String, (BusSignal) -> Void)] = []
+        for busName in busNames {
+            rules.append(("type='signal',sender='\(Self.daemon)',interface='\(Self.daemon)',member='NameOwnerChanged',arg0='\(busName)'",
+                          { [weak self] in self?.nameOwnerChanged($0) }))
+        }
+        var paths: [String] = []
+        for case .busProperty(_, let path, _, _) in sources.map(\.mechanism) where !paths.contains(path) {
+            paths.append(path)
+            rules.append(("type='signal',interface='\(Self.propertiesInterface)',member='PropertiesChanged',path='\(path)'",
+                          { [weak self] in self?.propertiesChanged($0) }))
+        }
+        if sources.contains(where: { if case .gsettings = $0.mechanism { true } else { false } }) {
+            rules.append(("type='signal',interface='\(Self.dconfWriterInterface)',member='Notify'",
+                          { [weak self] in self?.dconfChanged($0) }))
+        }
+        for (rule, handler) in rules {
+            switch bus.match(rule: rule, handler) {
+            case .success(let match): matches.append(match)
+            case .failure(let error): return .failure(error)
+            }
+        }
+        for busName in busNames { lookUpOwner(of: busName) }
+        for source in sources { if case .gsettings = source.mechanism { read(source) } }
+        return .success(())
+    }
+
+    // MARK: D-Bus properties
+
+    private func lookUpOwner(of busName: String) {
+        bus.call(destination: Self.daemon, path: "/org/freedesktop/DBus", interface: Self.daemon,
+                 member: "GetNameOwner", arguments: [busName]) { [weak self] result in
+            guard let self else { return }
+            switch result {
+            case .success(let body):
+                guard let owner = body.first?.string else { return log("GetNameOwner \(busName): unexpected reply \(body)") }
+                ownerChanged(busName, to: owner)
+            case .failure:
+                // Nobody owns it (yet): NameOwnerChanged says when someone does.
+                ownerChanged(busName, to: "")
+            }
+        }
+    }
+
+    private func nameOwnerChanged(_ signal: BusSignal) {
+        guard let body = signal.body, body.count == 3, let name = body[0].string, let newOwner = body[2].string else {
+            return log("NameOwnerChanged: malformed signal \(String(describing: signal.body))")
+        }
+        guard busNames.contains(name) else { return }
+        ownerChanged(name, to: newOwner)
+    }
+
+    private func ownerChanged(_ busName: String, to owner: String) {
+        guard owners[busName] != owner || owner.isEmpty else { return }
+        owners[busName] = owner.isEmpty ? nil : owner
+        for source in sources {
+            guard case .busProperty(let name, _, _, _) = source.mechanism, name == busName else { continue }
+            if owner.isEmpty {
+                record(source, .absent)
+            } else {
+                read(source)
+            }
+        }
+    }
+
+    private func propertiesChanged(_ signal: BusSignal) {
+        guard let sender = signal.sender, owners.values.contains(sender) else { return }
+        guard let body = signal.body, body.count >= 2, let interface = body[0].string,
+              let changed = body[1].stringDictionary else {
+            return log("PropertiesChanged from \(sender): malformed signal")
+        }
+        let invalidated = body.count >= 3 ? body[2].strings ?? [] : []
+        for source in sources {
+            guard case .busProperty(let busName, let path, let sourceInterface, let property) = source.mechanism,
+                  owners[busName] == sender, path == signal.path, sourceInterface == interface else { continue }
+            if let value = changed[property] {
+                record(source, Self.reading(of: value))
+            } else if invalidated.contains(property) {
+                read(source)
+            }
+        }
+    }
+
+    /// A property's value as the core compares it: booleans as true/false,
+    /// integers in decimal, strings as they are.
+    static func reading(of value: BusValue) -> DoNotDisturb.Reading {
+        switch value.unwrapped {
+        case .bool(let bool): .value(bool ? "true" : "false")
+        case .string(let string): .value(string)
+        case .byte, .int16, .uint16, .int32, .uint32, .int64, .uint64: .value(integerText(value.unwrapped))
+        default: .unusable("a value that is not a boolean, an integer or a string: \(value)")
+        }
+    }
+
+    private static func integerText(_ value: BusValue) -> String {
+        switch value {
+        case .byte(let v): String(v)
+        case .int16(let v): String(v)
+        case .uint16(let v): String(v)
+        case .int32(let v): String(v)
+        case .uint32(let v): String(v)
+        case .int64(let v): String(v)
+        case .uint64(let v): String(v)
+        default: ""
+        }
+    }
+
+    // MARK: reading
+
+    private func read(_ source: DoNotDisturbSource) {
+        switch source.mechanism {
+        case .busProperty(let busName, let path, let interface, let property):
+            guard let owner = owners[busName] else { return record(source, .absent) }
+            bus.call(destination: owner, path: path, interface: Self.propertiesInterface, member: "Get",
+                     arguments: [interface, property]) { [weak self] result in
+                guard let self, owners[busName] == owner else { return }
+                switch result {
+                case .success(let body):
+                    record(source, body.first.map(Self.reading(of:)) ?? .unusable("an empty reply"))
+                case .failure(let error) where Self.isNotThere(error):
+                    // Another desktop's notification server holds the name.
+                    record(source, .absent)
+                case .failure(let error):
+                    record(source, .unusable("\(error)"))
+                }
+            }
+        case .gsettings(let schema, let key):
+            gsettings.read(schema: schema, key: key) { [weak self] reading in self?.record(source, reading) }
+        }
+    }
+
+    /// The errors of a service that has no such property: not this
+    /// desktop's mechanism, not a fault.
+    static func isNotThere(_ error: BusCallError) -> Bool {
+        ["org.freedesktop.DBus.Error.UnknownProperty", "org.freedesktop.DBus.Error.UnknownInterface",
+         "org.freedesktop.DBus.Error.UnknownMethod", "org.freedesktop.DBus.Error.UnknownObject",
+         "org.freedesktop.DBus.Error.InvalidArgs", "org.freedesktop.DBus.Error.ServiceUnknown",
+         "org.freedesktop.DBus.Error.NameHasNoOwner"].contains(error.name)
+    }
+
+    // MARK: GSettings
+
+    /// dconf's `Notify(prefix, keys, tag)`: the keys under the prefix that
+    /// changed ("" for the prefix itself, which may be a whole directory).
+    private func dconfChanged(_ signal: BusSignal) {
+        guard let body = signal.body, body.count >= 2, let prefix = body[0].string, let keys = body[1].strings else {
+            return log("dconf Notify: malformed signal")
+        }
+        let changed = keys.map { prefix + $0 }
+        for source in sources {
+            guard case .gsettings(let schema, let key) = source.mechanism else { continue }
+            let path = GSettingsReader.dconfPath(schema: schema, key: key)
+            if changed.contains(where: { $0 == path || ($0.hasSuffix("/") && path.hasPrefix($0)) }) { read(source) }
+        }
+    }
+
+    // MARK: state
+
+    private func record(_ source: DoNotDisturbSource, _ reading: DoNotDisturb.Reading) {
+        readings[source] = reading
+        if case .unusable(let why) = reading, reported.insert(source).inserted {
+            log("Do Not Disturb of \(source.name) (\(source.location)) is unusable: \(why); it is not followed while it is")
+        }
+        let current = DoNotDisturb.combine(sources, readings: readings)
+        guard current != state else { return }
+        state = current
+        onChange(current)
+    }
+}
