@@ -314,6 +314,23 @@ enum ShippedConfigFile {
         MarkedFragment("rules = [ { matches = [ { a = b } ] actions = { exempt = true } ▸extra = 1 } ]",
                        "unknown key 'extra' in rule #6; expected one of: matches, actions"),
         MarkedFragment("rules = ▸{}", "rules: expected an array, got an object"),
+        // Do Not Disturb
+        MarkedFragment("settings = { silent.follow-do-not-disturb = ▸maybe }",
+                       "silent.follow-do-not-disturb: expected a boolean (true or false), got a string \"maybe\""),
+        MarkedFragment("settings = { silent.do-not-disturb-sources = ▸{} }",
+                       "silent.do-not-disturb-sources: expected an array of sources, got an object"),
+        MarkedFragment("settings = { silent.do-not-disturb-sources = [ ▸{ schema = a.b value = true } ] }",
+                       "silent.do-not-disturb-sources #1: expected either bus-name, path, interface and property (a D-Bus property) or schema and key (a GSettings key)"),
+        MarkedFragment("settings = { silent.do-not-disturb-sources = [ ▸{ schema = a.b key = c } ] }",
+                       "silent.do-not-disturb-sources #1: missing 'value' (what the source says while Do Not Disturb is on)"),
+        MarkedFragment("settings = { silent.do-not-disturb-sources = [ { schema = a.b key = c value = ▸[ ] } ] }",
+                       "silent.do-not-disturb-sources #1.value: expected a boolean, a whole number or a string, got an array"),
+        MarkedFragment("settings = { silent.do-not-disturb-sources = [ { bus-name = a path = ▸x interface = i property = p value = true } ] }",
+                       "silent.do-not-disturb-sources #1.path: a D-Bus object path starts with '/', got 'x'"),
+        MarkedFragment("settings = { silent.do-not-disturb-sources = [ { ▸bus = a } ] }",
+                       "unknown key 'bus' in silent.do-not-disturb-sources #1; expected one of: name, bus-name, path, interface, property, schema, key, value"),
+        MarkedFragment("settings = { silent.do-not-disturb-sources = [ { schema = a.b key = ▸\"\" value = 1 } ] }",
+                       "silent.do-not-disturb-sources #1.key: must not be empty"),
         // syntax errors surface the same way
         MarkedFragment("settings = ▸{ duck.level = 0.3", "unclosed '{': no matching '}' before the end of the file"),
         MarkedFragment("rules = [ { matches = [ { a = ▸\"b } ] } ]", "unterminated string: no closing '\"' before the end of the file"),
@@ -327,6 +344,25 @@ enum ShippedConfigFile {
         #expect(error.message.hasPrefix(fragment.message), "got: \(error.message)")
         #expect(error.description.hasPrefix("/base/pw-policy.conf.d/frag.conf:\(fragment.location): \(fragment.message)"))
         #expect(error.additionalErrors.isEmpty, "more errors: \(error)")
+    }
+
+    @Test func doNotDisturbSourcesLoadAfterTheBuiltInOnes() throws {
+        let loaded = try loadWithFragment("""
+            settings = { silent.do-not-disturb-sources = [
+              { name = "my notifier" bus-name = org.example.N path = /org/example/N interface = org.example.N property = Quiet value = 2 }
+              { schema = org.example.notifier key = mode value = dnd }
+            ] }
+            """)
+        let settings = loaded.config.settings
+        #expect(settings.followDoNotDisturb)
+        #expect(settings.doNotDisturbSources == [
+            DoNotDisturbSource(name: "my notifier", mechanism: .busProperty(busName: "org.example.N", path: "/org/example/N",
+                                                                            interface: "org.example.N", property: "Quiet"),
+                               doNotDisturbValue: "2"),
+            DoNotDisturbSource(name: "GSettings org.example.notifier mode", mechanism: .gsettings(schema: "org.example.notifier", key: "mode"),
+                               doNotDisturbValue: "dnd"),
+        ])
+        #expect(settings.allDoNotDisturbSources.prefix(3) == [.plasma, .gnome, .dunst])
     }
 
     @Test func everyMissingCategoryIsReported() throws {
