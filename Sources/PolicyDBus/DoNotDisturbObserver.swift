@@ -6,19 +6,25 @@ import PolicyCore
 /// PropertiesChanged; for a GSettings key, dconf's change notices and the
 /// key read with `gsettings` (`GSettingsReader`). Reports the combined
 /// state whenever it changes. A source that is absent says nothing; one
-/// that misbehaves (a value of the wrong type, no reply) is logged once
-/// and says nothing either. Everything happens on the bus's loop.
+/// that misbehaves (a value of the wrong type, no reply, flapping:
+/// `FlapGuard`) is logged once and says nothing either while it does.
+/// Everything happens on the bus's loop.
 public final class DoNotDisturbObserver {
     private let bus: SessionBus
     public let sources: [DoNotDisturbSource]
     private let log: (String) -> Void
     private let onChange: (DoNotDisturb) -> Void
     private let gsettings: GSettingsReader
+    private let clock: () -> Double
     private var matches: [BusMatch] = []
+    /// What each source said last, and whether it flaps.
     private var readings: [DoNotDisturbSource: DoNotDisturb.Reading] = [:]
+    private var flapGuards: [DoNotDisturbSource: FlapGuard] = [:]
+    private var settleTimer: (any BusLoopTimer)?
     /// The unique name owning each watched bus name.
     private var owners: [String: String] = [:]
-    /// Sources whose misbehaviour was logged: once each.
+    /// Sources whose misbehaviour was logged: once each, until a new owner
+    /// of its bus name (a restarted service) gets a fresh start.
     private var reported: Set<DoNotDisturbSource> = []
     public private(set) var state = DoNotDisturb.unknown
 
@@ -27,9 +33,12 @@ public final class DoNotDisturbObserver {
     /// dconf's writer announces every change on the bus (its D-Bus API).
     static let dconfWriterInterface = "ca.desrt.dconf.Writer"
 
-    public init(bus: SessionBus, sources: [DoNotDisturbSource], gsettings: GSettingsReader,
-                log: @escaping (String) -> Void, onChange: @escaping (DoNotDisturb) -> Void) {
-        self.bus = bus; self.sources = sources; self.gsettings = gsettings; self.log = log; self.onChange = onChange
+    /// `clock`: monotonic seconds (flapping is told by the time between changes).
+    public init(bus: SessionBus, loop: any BusLoop, clock: @escaping () -> Double, sources: [DoNotDisturbSource],
+                gsettings: GSettingsReader, log: @escaping (String) -> Void, onChange: @escaping (DoNotDisturb) -> Void) {
+        self.bus = bus; self.clock = clock; self.sources = sources; self.gsettings = gsettings; self.log = log
+        self.onChange = onChange
+        settleTimer = loop.busTimer { [weak self] in self?.settleFlapping() }
     }
 
     private var busNames: [String] {
@@ -99,6 +108,8 @@ public final class DoNotDisturbObserver {
         owners[busName] = owner.isEmpty ? nil : owner
         for source in sources {
             guard case .busProperty(let name, _, _, _) = source.mechanism, name == busName else { continue }
+            reported.remove(source)
+            flapGuards[source] = nil
             if owner.isEmpty {
                 record(source, .absent)
             } else {
@@ -201,11 +212,44 @@ public final class DoNotDisturbObserver {
     // MARK: state
 
     private func record(_ source: DoNotDisturbSource, _ reading: DoNotDisturb.Reading) {
+        let previous = readings[source]
         readings[source] = reading
-        if case .unusable(let why) = reading, reported.insert(source).inserted {
-            log("Do Not Disturb of \(source.name) (\(source.location)) is unusable: \(why); it is not followed while it is")
+        if case .value = reading, case .value = previous, previous != reading {
+            let now = clock()
+            flapGuards[source, default: FlapGuard()].changed(at: now)
+            if let again = flapGuards[source]?.trustedAgainAt { settleTimer?.schedule(after: max(again - now, 0)) }
         }
-        let current = DoNotDisturb.combine(sources, readings: readings)
+        if case .unusable(let why) = effectiveReading(source) {
+            misbehaves(source, why)
+        }
+        report()
+    }
+
+    private func effectiveReading(_ source: DoNotDisturbSource) -> DoNotDisturb.Reading? {
+        guard let guardState = flapGuards[source], guardState.isFlapping else { return readings[source] }
+        return .unusable("flapping: more than \(guardState.limit) changes within \(Int(guardState.window)) s")
+    }
+
+    private func misbehaves(_ source: DoNotDisturbSource, _ why: String) {
+        guard reported.insert(source).inserted else { return }
+        log("Do Not Disturb of \(source.name) (\(source.location)) is unusable: \(why); it is not followed while it is")
+    }
+
+    private func settleFlapping() {
+        let now = clock()
+        var next: Double?
+        for source in flapGuards.keys.sorted(by: { $0.name < $1.name }) {
+            _ = flapGuards[source]?.settle(at: now)
+            if let again = flapGuards[source]?.trustedAgainAt { next = min(next ?? again, again) }
+        }
+        if let next { settleTimer?.schedule(after: max(next - now, 0)) }
+        report()
+    }
+
+    private func report() {
+        var effective: [DoNotDisturbSource: DoNotDisturb.Reading] = [:]
+        for source in sources { effective[source] = effectiveReading(source) }
+        let current = DoNotDisturb.combine(sources, readings: effective)
         guard current != state else { return }
         state = current
         onChange(current)

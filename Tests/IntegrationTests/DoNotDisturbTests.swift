@@ -145,13 +145,29 @@ extension TimingSensitiveSuites {
             try expectFollowing(scene, source: "KDE Plasma", spared: ["music"],
                                 on: { plasma.send(["on"]) }, off: { plasma.send(["off"]) })
 
-            // Inhibited turns into a double: unusable, logged once, and it
-            // leaves silent mode as the user set it (off).
-            plasma.send(["wrong-type", "on", "off", "on"])
-            let logged = scene.client.wait(timeout: 5) { _ in scene.log.contains("Do Not Disturb of KDE Plasma") }
-            #expect(logged, "the agent logged nothing about the wrong type")
+            // Flapping (12 changes in a moment, ending on): not followed
+            // while it flaps, logged once, silent mode as the user set it (off).
+            plasma.send(Array(repeating: ["off", "on"], count: 6).flatMap { $0 })
+            func misbehaviourLines() -> Int { scene.log.components(separatedBy: "Do Not Disturb of KDE Plasma").count - 1 }
+            #expect(scene.client.wait(timeout: 5) { _ in misbehaviourLines() == 1 }, "the agent logged nothing about the flapping")
+            #expect(scene.log.contains("flapping"))
+            #expect(scene.client.wait(timeout: 5) { _ in scene.volume("alert") == 1 && scene.agentStatus()?.silentMode == false },
+                    "alert \(String(describing: scene.volume("alert")))")
             scene.client.pump(0.5)
-            #expect(scene.log.components(separatedBy: "Do Not Disturb of KDE Plasma").count - 1 == 1, "logged once")
+            #expect(misbehaviourLines() == 1, "logged once")
+            plasma.stop()
+
+            // A Plasma whose Inhibited is a double: unusable, logged once
+            // (a new service gets a fresh start), not followed.
+            let wrong = try Command.Background([Sandbox.repositoryRoot + "/Tests/StandIns/plasma-notifications"],
+                                               environment: scene.sandbox.environment, input: true,
+                                               stdout: output + ".2", stderr: scene.sandbox.path("plasma.err"))
+            defer { wrong.stop() }
+            wrong.send(["wrong-type", "on", "off", "on"])
+            #expect(scene.client.wait(timeout: 5) { _ in misbehaviourLines() == 2 }, "the agent logged nothing about the wrong type")
+            #expect(scene.log.contains("a value that is not a boolean"))
+            scene.client.pump(0.5)
+            #expect(misbehaviourLines() == 2, "logged once")
             #expect(scene.volume("alert") == 1 && scene.agentStatus()?.silentMode == false)
         }
     }

@@ -111,3 +111,21 @@ struct SilentModeTests {
         #expect(daemon.gain(30) == 0 && daemon.core.journal.silentChoice == .follow)
     }
 }
+
+struct FlapGuardTests {
+    @Test func aPersonTogglingIsNotFlappingAStormIsUntilItKeepsStill() {
+        var guardState = FlapGuard(limit: 8, window: 10)
+        for second in 0..<8 { guardState.changed(at: Double(second)) }
+        #expect(!guardState.isFlapping, "eight changes in ten seconds: a person")
+        guardState.changed(at: 8)
+        #expect(guardState.isFlapping && guardState.trustedAgainAt == 18)
+        let early = guardState.settle(at: 17.9)
+        #expect(!early)
+        let settled = guardState.settle(at: 18)
+        #expect(settled && !guardState.isFlapping && guardState.trustedAgainAt == nil)
+        // Changes spread out never add up to a storm.
+        var spread = FlapGuard(limit: 8, window: 10)
+        for change in 0..<50 { spread.changed(at: Double(change) * 2) }
+        #expect(!spread.isFlapping)
+    }
+}

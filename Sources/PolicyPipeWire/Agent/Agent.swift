@@ -184,7 +184,8 @@ public final class Agent {
         let sources = context.core.config.config.settings.allDoNotDisturbSources
         guard let bus, doNotDisturbObserver.map({ $0.sources != sources }) ?? true else { return }
         doNotDisturbObserver = nil
-        let observer = DoNotDisturbObserver(bus: bus, sources: sources, gsettings: GSettingsReader(loop: loop),
+        let observer = DoNotDisturbObserver(bus: bus, loop: loop, clock: { MonotonicClock.now }, sources: sources,
+                                            gsettings: GSettingsReader(loop: loop),
                                             log: { [unowned self] in self.log.notice("Do Not Disturb: \($0)") }) { [unowned self] state in
             self.log.info("Do Not Disturb: \(state.summary)")
             self.context.doNotDisturb = state
