@@ -1,4 +1,5 @@
 import PolicyCore
+import PolicyFiles
 
 /// Watches the MPRIS players on a session bus — `org.mpris.MediaPlayer2.*`
 /// names, their connection's process, `PlaybackStatus`, `Metadata`,
@@ -7,13 +8,19 @@ import PolicyCore
 ///
 /// A player is reported once its first queries are answered (or failed),
 /// so a consumer never sees one half-filled; what could not be read stays
-/// nil and is logged. Everything happens on the bus's loop.
+/// nil and is logged. Each player's PropertiesChanged are subscribed by its
+/// unique name, so a player that floods the bus can be unsubscribed alone
+/// and read by polling for a while (`PlayerFloodGuard`; docs/PLAYERS.md, "A
+/// player that floods the bus"). Everything happens on the bus's loop.
 public final class MPRISObserver {
     private let bus: SessionBus
     private let log: (String) -> Void
     private let onChange: (PlayerSet) -> Void
     private let flatpakInfo: (Int32) -> FlatpakInfo?
+    private let clock: () -> Double
     private var matches: [BusMatch] = []
+    /// Reads the players that flood while they are not listened to.
+    private var pollTimer: (any BusLoopTimer)?
 
     private struct Entry {
         var player: MediaPlayer
@@ -21,6 +28,10 @@ public final class MPRISObserver {
         var pending: Int
         /// Tells replies meant for a previous owner of the name.
         var generation: Int
+        /// Its PropertiesChanged, subscribed by its unique name; nil while
+        /// it floods.
+        var listening: BusMatch?
+        var flood = PlayerFloodGuard()
     }
     private var entries: [String: Entry] = [:]
     private var generations = 0
@@ -30,20 +41,24 @@ public final class MPRISObserver {
     static let propertiesInterface = "org.freedesktop.DBus.Properties"
     static let daemon = "org.freedesktop.DBus"
 
-    /// `flatpakInfo` reads a process's Flatpak sandbox (tests replace it).
+    /// `flatpakInfo` reads a process's Flatpak sandbox (tests replace it);
+    /// `clock` is monotonic seconds.
     public init(bus: SessionBus, log: @escaping (String) -> Void,
                 flatpakInfo: @escaping (Int32) -> FlatpakInfo? = { FlatpakInfo.read(pid: $0) },
+                clock: @escaping () -> Double = { MonotonicClock.now },
                 onChange: @escaping (PlayerSet) -> Void) {
         self.bus = bus
         self.log = log
         self.flatpakInfo = flatpakInfo
+        self.clock = clock
         self.onChange = onChange
+        pollTimer = bus.makeTimer { [weak self] in self?.pollFlooders() }
     }
 
     /// The players reported so far.
     public var players: PlayerSet { lastReported ?? .empty }
 
-    /// Subscribes, then lists the players already there. The matches are
+    /// Subscribes, then lists the players already there. The match is
     /// queued before ListNames, and the daemon keeps order, so a player
     /// appearing in between is seen by one or the other (or both: tracking
     /// the same owner twice is a no-op).
@@ -52,13 +67,9 @@ public final class MPRISObserver {
                                + "member='NameOwnerChanged',arg0namespace='org.mpris.MediaPlayer2'") { [weak self] signal in
             self?.nameOwnerChanged(signal)
         }
-        let properties = bus.match(rule: "type='signal',interface='\(Self.propertiesInterface)',"
-                                   + "member='PropertiesChanged',path='\(Self.objectPath)'") { [weak self] signal in
-            self?.propertiesChanged(signal)
-        }
-        switch (owners, properties) {
-        case (.success(let owners), .success(let properties)): matches = [owners, properties]
-        case (.failure(let error), _), (_, .failure(let error)): return .failure(error)
+        switch owners {
+        case .success(let owners): matches = [owners]
+        case .failure(let error): return .failure(error)
         }
         bus.call(destination: Self.daemon, path: "/org/freedesktop/DBus", interface: Self.daemon,
                  member: "ListNames") { [weak self] result in
@@ -112,6 +123,8 @@ public final class MPRISObserver {
         let generation = generations
         entries[name] = Entry(player: MediaPlayer(busName: name, uniqueName: owner), pending: 3, generation: generation)
         log("player \(name) appeared (\(owner))")
+        // Before the reads: no change falls between a read and the subscription.
+        listen(to: name, owner: owner)
         bus.call(destination: Self.daemon, path: "/org/freedesktop/DBus", interface: Self.daemon,
                  member: "GetConnectionUnixProcessID", arguments: [owner]) { [weak self] result in
             guard let self else { return }
@@ -136,11 +149,23 @@ public final class MPRISObserver {
         }
     }
 
-    private func getAll(_ name: String, owner: String, interface: String, generation: Int) {
+    /// Subscribes to the PropertiesChanged of `owner` alone.
+    private func listen(to name: String, owner: String) {
+        let rule = "type='signal',sender='\(owner)',interface='\(Self.propertiesInterface)',"
+            + "member='PropertiesChanged',path='\(Self.objectPath)'"
+        switch bus.match(rule: rule, { [weak self] signal in self?.propertiesChanged(signal) }) {
+        case .success(let match): entries[name]?.listening = match
+        case .failure(let error): log("player \(name): cannot follow its changes (\(error))")
+        }
+    }
+
+    /// `answering`: one of the first reads (the player is reported once
+    /// they are all answered); a re-read changes the player in place.
+    private func getAll(_ name: String, owner: String, interface: String, generation: Int, answering: Bool = true) {
         bus.call(destination: owner, path: Self.objectPath, interface: Self.propertiesInterface,
                  member: "GetAll", arguments: [interface]) { [weak self] result in
             guard let self else { return }
-            update(name, generation: generation, answering: true) { player in
+            update(name, generation: generation, answering: answering) { player in
                 switch result {
                 case .success(let body):
                     guard let properties = body.first?.stringDictionary else {
@@ -163,7 +188,13 @@ public final class MPRISObserver {
             return log("PropertiesChanged from \(sender): malformed signal \(String(describing: signal.body))")
         }
         let invalidated = body.count >= 3 ? body[2].strings ?? [] : []
+        let now = clock()
         for name in names {
+            guard entries[name]?.listening != nil else { continue }
+            if entries[name]!.flood.signal(at: now) {
+                quiet(name)
+                continue
+            }
             guard let entry = entries[name] else { continue }
             update(name, generation: entry.generation, answering: false) { player in
                 apply(changed, of: interface, to: &player)
@@ -174,6 +205,35 @@ public final class MPRISObserver {
                 getAll(name, owner: sender, interface: interface, generation: entry.generation)
             }
         }
+    }
+
+    /// A player flooding the bus: unsubscribed (the daemon stops routing
+    /// its signals here), read once a second until it is listened to again.
+    private func quiet(_ name: String) {
+        guard let entry = entries[name], let until = entry.flood.quietUntil else { return }
+        entries[name]?.listening = nil
+        log("player \(name) sends more than \(PlayerFloodGuard.limit) PropertiesChanged a second: "
+            + "read once a second for \(Int(until - clock())) s instead")
+        pollTimer?.schedule(after: 1)
+    }
+
+    private func pollFlooders() {
+        let now = clock()
+        var anyQuiet = false
+        for name in entries.keys.sorted() {
+            guard let entry = entries[name], entry.flood.isQuieted else { continue }
+            if entries[name]!.flood.listenAgain(at: now) {
+                listen(to: name, owner: entry.player.uniqueName)
+                log("player \(name): listening to its changes again")
+                getAll(name, owner: entry.player.uniqueName, interface: MPRISProperties.rootInterface,
+                       generation: entry.generation, answering: false)
+            } else {
+                anyQuiet = true
+            }
+            getAll(name, owner: entry.player.uniqueName, interface: MPRISProperties.playerInterface,
+                   generation: entry.generation, answering: false)
+        }
+        if anyQuiet { pollTimer?.schedule(after: 1) }
     }
 
     private func apply(_ properties: [String: BusValue], of interface: String, to player: inout MediaPlayer) {

@@ -1,5 +1,6 @@
 import CSystemd
 import Glibc
+import PolicyFiles
 
 /// A connection to the user's session bus through sd-bus, dispatched on a
 /// `BusLoop` (the PipeWire loop): the bus fd is watched for the events
@@ -102,9 +103,7 @@ public final class SessionBus {
             timer?.cancel()
             return
         }
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        let nowMicroseconds = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
+        let nowMicroseconds = UInt64(MonotonicClock.now * 1e6)
         let delay = deadline > nowMicroseconds ? Double(deadline - nowMicroseconds) / 1e6 : 0
         timer?.schedule(after: delay)
     }
@@ -154,6 +153,9 @@ public final class SessionBus {
         pending[ObjectIdentifier(slot)] = slot
         if !isDispatching { rearm() }
     }
+
+    /// A timer on the bus's loop, for its observers.
+    public func makeTimer(_ action: @escaping () -> Void) -> any BusLoopTimer { loop.busTimer(action) }
 
     /// Subscribes to signals matching `rule` (a D-Bus match rule); the
     /// subscription lasts as long as the returned value.

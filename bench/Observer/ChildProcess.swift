@@ -1,5 +1,6 @@
 import Foundation
 import PolicyPipeWire
+import PolicyFiles
 
 /// A process the benchmark started (the agent, the load generator), with an
 /// optional pipe to its stdin; reaped by us, stopped by its pid only.

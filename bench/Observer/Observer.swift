@@ -1,5 +1,6 @@
 import PolicyCore
 import PolicyPipeWire
+import PolicyFiles
 
 /// An independent client that sees the graph as any other client does (not
 /// the agent's log) and stamps every change with the monotonic clock as it

@@ -1,6 +1,7 @@
 import Foundation
 import PolicyCore
 import PolicyPipeWire
+import PolicyFiles
 
 /// The benchmark's world: the sandbox's PipeWire and WirePlumber, the agent
 /// under test, a load generator holding the background streams, and the

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import PolicyCore
 import PolicyDBus
+import PolicyFiles
 
 /// The agent on one connection: the mirror observes, `AgentCore` decides,
 /// the executor acts (docs/ARCHITECTURE.md, "The control loop"). This class

@@ -2,6 +2,7 @@ import CPipeWire
 #if canImport(Glibc)
 import Glibc
 #endif
+import PolicyFiles
 
 /// The PipeWire loop that every PipeWire object of this process lives on.
 /// Single-threaded by design: the loop runs on the thread that created it
@@ -72,15 +73,6 @@ public final class EventLoop {
     /// A handler for a POSIX signal, run on the loop (not in signal context).
     public func onSignal(_ signal: Int32, _ action: @escaping () -> Void) -> LoopSignal {
         LoopSignal(loop: self, signal: signal, action: action)
-    }
-}
-
-/// Seconds on a monotonic clock: what timers, debounce and fades are measured in.
-public enum MonotonicClock {
-    public static var now: Double {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
     }
 }
 

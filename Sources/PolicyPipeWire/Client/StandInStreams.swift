@@ -3,6 +3,7 @@ import PolicyCore
 #if canImport(Glibc)
 import Glibc
 #endif
+import PolicyFiles
 
 /// Sets WirePlumber's saved `volume` of stream-state keys back to 1 where it
 /// takes no `route-settings` correction (0.5 for every key but the event

@@ -1,5 +1,6 @@
 import CPipeWire
 import PolicyCore
+import PolicyFiles
 
 /// Peak meters on the streams the core asks to meter (the few that duck
 /// others): for each, a capture stream of the agent's whose target is the
