@@ -22,6 +22,8 @@ enum MPRISProperties {
             set("PlaybackStatus", \.string) { player.status = PlaybackStatus(raw: $0) }
             set("CanPause", \.bool) { player.canPause = $0 }
             set("CanPlay", \.bool) { player.canPlay = $0 }
+            set("CanGoNext", \.bool) { player.canGoNext = $0 }
+            set("CanGoPrevious", \.bool) { player.canGoPrevious = $0 }
             set("Metadata", \.stringDictionary) { metadata in
                 // Metadata is replaced whole: a field it lacks is gone.
                 player.trackID = metadata["mpris:trackid"]?.string
@@ -46,6 +48,8 @@ enum MPRISProperties {
             case (playerInterface, "PlaybackStatus"): player.status = .unknown("")
             case (playerInterface, "CanPause"): player.canPause = nil
             case (playerInterface, "CanPlay"): player.canPlay = nil
+            case (playerInterface, "CanGoNext"): player.canGoNext = nil
+            case (playerInterface, "CanGoPrevious"): player.canGoPrevious = nil
             case (playerInterface, "Metadata"): player.trackID = nil; player.title = nil; player.url = nil
             default: break
             }

@@ -51,17 +51,23 @@ public struct Settings: Sendable, Equatable {
     /// as the seeds ask games to choose: starting a game never stops the
     /// music a person chose (docs/POLICY.md, "Games and the music").
     public var soloAmbientMixesWithPlaying: Bool
+    /// Own `org.mpris.MediaPlayer2.pw_policy` on the session bus: a proxy
+    /// player that sends the media keys to the player a person means
+    /// (docs/PLAYERS.md, "Media keys").
+    public var mediaKeys: Bool
 
     public init(duckLevel: Double, fadeDownMs: Int, fadeUpMs: Int, debounceMs: Int,
                 defaultCategory: Category, defaultOptions: Set<PolicyOption>, inference: Bool = true,
                 resumeOnReturn: Bool = false, resumeOnReturnMs: Int = 30_000,
-                duckWhileAudible: Bool = true, duckQuietHoldMs: Int = 300, soloAmbientMixesWithPlaying: Bool = true) {
+                duckWhileAudible: Bool = true, duckQuietHoldMs: Int = 300, soloAmbientMixesWithPlaying: Bool = true,
+                mediaKeys: Bool = true) {
         self.duckLevel = duckLevel; self.fadeDownMs = fadeDownMs; self.fadeUpMs = fadeUpMs
         self.debounceMs = debounceMs; self.defaultCategory = defaultCategory
         self.defaultOptions = defaultOptions; self.inference = inference
         self.resumeOnReturn = resumeOnReturn; self.resumeOnReturnMs = resumeOnReturnMs
         self.duckWhileAudible = duckWhileAudible; self.duckQuietHoldMs = duckQuietHoldMs
         self.soloAmbientMixesWithPlaying = soloAmbientMixesWithPlaying
+        self.mediaKeys = mediaKeys
     }
 }
 

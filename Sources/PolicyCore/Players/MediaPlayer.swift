@@ -26,16 +26,20 @@ public struct MediaPlayer: Sendable, Equatable, Hashable {
     /// caller decides).
     public var canPause: Bool?
     public var canPlay: Bool?
+    /// `CanGoNext` / `CanGoPrevious`, mirrored by the media-key proxy.
+    public var canGoNext: Bool?
+    public var canGoPrevious: Bool?
 
     public init(busName: String, uniqueName: String, pid: Int32? = nil, flatpakAppID: String? = nil,
                 flatpakInstanceID: String? = nil, identity: String? = nil, status: PlaybackStatus = .unknown(""),
                 trackID: String? = nil, title: String? = nil, url: String? = nil,
-                canPause: Bool? = nil, canPlay: Bool? = nil) {
+                canPause: Bool? = nil, canPlay: Bool? = nil, canGoNext: Bool? = nil, canGoPrevious: Bool? = nil) {
         self.busName = busName; self.uniqueName = uniqueName; self.pid = pid
         self.flatpakAppID = flatpakAppID; self.flatpakInstanceID = flatpakInstanceID
         self.identity = identity; self.status = status
         self.trackID = trackID; self.title = title; self.url = url
         self.canPause = canPause; self.canPlay = canPlay
+        self.canGoNext = canGoNext; self.canGoPrevious = canGoPrevious
     }
 
     /// The prefix every MPRIS player's bus name has.

@@ -62,11 +62,34 @@ public struct AgentStatus: Codable, Sendable, Equatable {
     /// ("2 MPRIS players on the session bus", "not watched: no session bus
     /// (…)"); absent from agents older than this field (docs/PLAYERS.md).
     public var players: String?
+    /// Where the media keys go and why; absent from agents older than this
+    /// field (docs/PLAYERS.md, "Media keys").
+    public var mediaKeys: MediaKeysStatus?
     public init(pid: Int32, version: String, startedAt: String, configFiles: [String], configError: String?,
-                dryRun: Bool, silentMode: Bool, stack: StackStatus? = nil, players: String? = nil) {
+                dryRun: Bool, silentMode: Bool, stack: StackStatus? = nil, players: String? = nil,
+                mediaKeys: MediaKeysStatus? = nil) {
         self.pid = pid; self.version = version; self.startedAt = startedAt; self.configFiles = configFiles
         self.configError = configError; self.dryRun = dryRun; self.silentMode = silentMode; self.stack = stack
-        self.players = players
+        self.players = players; self.mediaKeys = mediaKeys
+    }
+}
+
+/// `AgentStatus.mediaKeys`: the player pw-policy's media-key proxy
+/// (`org.mpris.MediaPlayer2.pw_policy`) sends the keys to, and why.
+public struct MediaKeysStatus: Codable, Sendable, Equatable {
+    /// The player's bus name; absent when the keys go nowhere.
+    public var target: String?
+    /// `audible`, `paused-by-pw-policy`, `most-recently-active`, `none`,
+    /// or `off` (the proxy is not on the bus: `text` says why).
+    public var reason: String
+    /// One line: `org.mpris.MediaPlayer2.mpv ("mpv"): audible now`.
+    public var text: String
+    /// What the last key did, e.g. `PlayPause: nothing: PlayPause does
+    /// nothing to the music: a call ("phone") holds the music`.
+    public var lastKey: String?
+
+    public init(target: String?, reason: String, text: String, lastKey: String? = nil) {
+        self.target = target; self.reason = reason; self.text = text; self.lastKey = lastKey
     }
 }
 

@@ -32,6 +32,7 @@ final class AgentSession {
                                   wakeUpTimer: connection.loop.makeTimer { [unowned self] in self.reconcile() },
                                   reconcileIsDue: { [unowned self] in self.reconcileTimer.isPending },
                                   sendToPlayer: { [unowned context] in context.sendToPlayer?($0) },
+                                  mirrorMediaKeys: { [unowned context] in context.mediaKeysProxy?.mirror($0) },
                                   publish: { [unowned context] in context.core.publish() },
                                   storedVolumesReset: { [unowned context] in context.core.storedVolumesReset($0) },
                                   meters: meters)
@@ -81,7 +82,7 @@ final class AgentSession {
         return AgentCore.Observation(graph: graph, now: MonotonicClock.now,
                                      stack: PipeWireStack.observed(in: graph, linkedLibraryVersion: wirePlumberProbe.version(pid:)),
                                      players: observePlayers(graph), meters: meters.readings,
-                                     apps: context.apps.apps(in: graph))
+                                     apps: context.apps.apps(in: graph), mediaKeysUnavailable: context.mediaKeysUnavailable)
     }
 
     private func observePlayers(_ graph: Graph) -> AgentCore.PlayerObservation {
@@ -90,6 +91,16 @@ final class AgentSession {
         let pids = PlayerMatching.streamProcessIDs(in: graph)
         if pids != ancestry.pids { ancestry = (pids, ProcessAncestry.table(for: pids)) }
         return .watched(players, ancestry: ancestry.table)
+    }
+
+    /// A media key pressed on the proxy: the core decides where it goes,
+    /// the executor sends it (docs/PLAYERS.md, "Media keys").
+    func mediaKey(_ key: MediaKey) {
+        guard isReady, connection.isConnected, !context.options.restoreOnly else {
+            return context.log.info("media key \(key.rawValue): ignored, not connected to PipeWire")
+        }
+        connection.loop.preconditionInEventLoop()
+        executor.execute(context.core.mediaKey(key, observe()), flushingActionsFirst: true)
     }
 
     /// The players or the desktop entries changed: reconcile (coalesced like graph changes).
