@@ -1,0 +1,155 @@
+import Foundation
+import PolicyCore
+import PolicyDBus
+import Testing
+
+extension TimingSensitiveSuites {
+    /// pw-policy's media-key proxy, `org.mpris.MediaPlayer2.pw_policy`, with
+    /// real mpv players (mpv-mpris) on the sandbox's private session bus and
+    /// playerctl sending the keys as a desktop would (docs/PLAYERS.md,
+    /// "Media keys"): the audible player pauses, the one pw-policy paused
+    /// resumes, and during a call nothing happens to the music.
+    @Suite(.serialized) struct AgentMediaKeysTests {
+        static let proxy = "org.mpris.MediaPlayer2.pw_policy"
+
+        /// A player's `PlaybackStatus` as playerctl reads it (`mpv`, `pw_policy`).
+        func playbackStatus(_ scene: AgentScene, _ player: String = "mpv") -> String? {
+            guard let result = try? scene.sandbox.run(["playerctl", "-p", player, "status"]), result.status == 0 else { return nil }
+            return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+
+        func waitFor(_ scene: AgentScene, _ status: String, of player: String = "mpv", timeout: Double = 5) -> Bool {
+            scene.sandbox.wait(timeout: timeout) { scene.client.pump(0.05); return playbackStatus(scene, player) == status }
+        }
+
+        /// playerctl sending a key to pw-policy's proxy.
+        func press(_ scene: AgentScene, _ command: String = "play-pause") throws {
+            let result = try scene.sandbox.run(["playerctl", "-p", "pw_policy", command])
+            #expect(result.status == 0, "playerctl \(command): \(result.stderr)")
+        }
+
+        func waitForKeys(_ scene: AgentScene, _ condition: (MediaKeysStatus) -> Bool) -> MediaKeysStatus? {
+            var found: MediaKeysStatus?
+            _ = scene.sandbox.wait(timeout: 8) {
+                scene.client.pump(0.05)
+                found = scene.agentStatus()?.mediaKeys
+                return found.map(condition) ?? false
+            }
+            return found.flatMap { condition($0) ? $0 : nil }
+        }
+
+        func moved(_ mpv: MPVPlayer, in seconds: Double, _ scene: AgentScene) throws -> Double {
+            let start = try #require(mpv.position())
+            scene.client.pump(seconds)
+            return try #require(mpv.position()) - start
+        }
+
+        @Test func playPauseGoesToTheAudibleMpvAndTheProxyMirrorsIt() throws {
+            let scene = try AgentScene(toneSeconds: 60)
+            let mpv = try MPVPlayer(sandbox: scene.sandbox, file: scene.tone, output: "pipewire", mpris: true)
+            defer { mpv.stop() }
+            _ = try #require(scene.mpvStream(), "the agent never matched mpv; log:\n\(scene.log.suffix(3000))")
+            let keys = waitForKeys(scene) { $0.target == "org.mpris.MediaPlayer2.mpv" && $0.reason == "audible" }
+            #expect(keys != nil, "status says \(String(describing: scene.agentStatus()?.mediaKeys)); log:\n\(scene.log.suffix(3000))")
+            // Our own observer on the bus: it follows the proxy by GetAll, then
+            // by its PropertiesChanged signals only.
+            let bus = try SessionBus.connect(address: scene.sandbox.environment["DBUS_SESSION_BUS_ADDRESS"], on: scene.client.loop).get()
+            var seen = PlayerSet.empty
+            let observer = MPRISObserver(bus: bus, log: { _ in }) { seen = $0 }
+            try observer.start().get()
+            #expect(scene.client.loop.run(timeout: 5) { seen[Self.proxy]?.status == .playing }, "the proxy says \(String(describing: seen[Self.proxy]))")
+            #expect(seen[Self.proxy]?.identity == "pw-policy")
+            #expect(scene.agentStatus()?.players == "1 MPRIS player on the session bus", "the agent does not manage its own proxy")
+
+            let title = try scene.sandbox.run(["playerctl", "-p", "mpv", "metadata", "xesam:title"]).stdout
+            #expect(!title.isEmpty)
+            #expect(try scene.sandbox.run(["playerctl", "-p", "pw_policy", "metadata", "xesam:title"]).stdout == title,
+                    "the proxy's Metadata is mpv's")
+            #expect(playbackStatus(scene, "pw_policy") == "Playing")
+
+            try press(scene)
+            #expect(waitFor(scene, "Paused"), "mpv says \(playbackStatus(scene) ?? "nothing"); log:\n\(scene.log.suffix(3000))")
+            #expect(try moved(mpv, in: 1.0, scene) < 0.1, "paused: its position stands still")
+            #expect(scene.client.loop.run(timeout: 5) { seen[Self.proxy]?.status == .paused },
+                    "PropertiesChanged told the proxy's new status: \(String(describing: seen[Self.proxy]))")
+            #expect(playbackStatus(scene, "pw_policy") == "Paused")
+            let paused = waitForKeys(scene) { $0.reason == "most-recently-active" }
+            #expect(paused?.target == "org.mpris.MediaPlayer2.mpv", "\(String(describing: paused))")
+            #expect(paused?.lastKey == "PlayPause to org.mpris.MediaPlayer2.mpv: sent PlayPause")
+
+            // The user's own key on the player they paused: it plays.
+            try press(scene)
+            #expect(waitFor(scene, "Playing"), "mpv says \(playbackStatus(scene) ?? "nothing")")
+            #expect(try moved(mpv, in: 1.0, scene) > 0.7, "it plays on")
+            _ = observer
+        }
+
+        @Test func afterAnUnplugPlayPauseResumesTheMpvPwPolicyPausedAndReleasesItsHold() throws {
+            let scene = try AgentScene(toneSeconds: 60)
+            let mpv = try MPVPlayer(sandbox: scene.sandbox, file: scene.tone, output: "pipewire", mpris: true, device: "headphones")
+            defer { mpv.stop() }
+            let (id, _) = try #require(scene.mpvStream(), "the agent never matched mpv; log:\n\(scene.log.suffix(3000))")
+            #expect(scene.waitUntilAgentSees(id: id, runningOn: "headphones"))
+            let headphones = try #require(scene.client.node(named: "headphones"))
+            try scene.sandbox.run(["pw-cli", "destroy", String(headphones.id)])
+            #expect(waitFor(scene, "Paused"), "mpv says \(playbackStatus(scene) ?? "nothing"); log:\n\(scene.log.suffix(3000))")
+            #expect(scene.mpvStream(status: "Paused")?.status.hold?.kind == "route-lost")
+            let keys = waitForKeys(scene) { $0.reason == "paused-by-pw-policy" }
+            #expect(keys?.target == "org.mpris.MediaPlayer2.mpv")
+            #expect(keys?.text.contains("Play resumes it (releases its hold)") == true, "\(String(describing: keys))")
+            #expect(try moved(mpv, in: 1.0, scene) < 0.1, "paused")
+
+            try press(scene)
+            #expect(waitFor(scene, "Playing"), "mpv says \(playbackStatus(scene) ?? "nothing"); log:\n\(scene.log.suffix(3000))")
+            #expect(scene.client.wait { graph in graph.linkedSinkNames(of: id) == ["speakers"] }, "the hold is released")
+            let resumed = scene.sandbox.wait(timeout: 5) { scene.client.pump(0.05); return scene.polledStatus(id: id)?.hold == nil }
+            #expect(resumed, "\(String(describing: scene.polledStatus(id: id)?.hold))")
+            #expect(try moved(mpv, in: 1.0, scene) > 0.7, "it plays on")
+            #expect(scene.agentStatus()?.mediaKeys?.lastKey?.contains("the user's resume") == true,
+                    "\(String(describing: scene.agentStatus()?.mediaKeys))")
+        }
+
+        @Test func duringACallPlayPauseDoesNothingToTheMusicAndSaysWhy() throws {
+            let scene = try AgentScene(toneSeconds: 60)
+            let mpv = try MPVPlayer(sandbox: scene.sandbox, file: scene.tone, output: "pipewire", mpris: true)
+            defer { mpv.stop() }
+            _ = try #require(scene.mpvStream())
+            let call = try scene.play("call", role: "Communication")
+            defer { call.stop() }
+            #expect(waitFor(scene, "Paused"), "the call pauses mpv; log:\n\(scene.log.suffix(3000))")
+            let keys = waitForKeys(scene) { $0.reason == "paused-by-pw-policy" }
+            #expect(keys?.text.contains("Play does nothing while a call") == true, "\(String(describing: keys))")
+            let stoppedAt = try #require(mpv.position())
+
+            try press(scene)
+            let refused = waitForKeys(scene) { $0.lastKey != nil }
+            #expect(refused?.lastKey?.contains("PlayPause does nothing to the music: a call") == true,
+                    "the key reached the agent, which said why: \(String(describing: refused)); log:\n\(scene.log.suffix(3000))")
+            scene.client.pump(1.0)
+            #expect(playbackStatus(scene) == "Paused", "nothing happened to the music")
+            #expect(try #require(mpv.position()) - stoppedAt < 0.1, "its position stands still")
+            let status = try scene.cli(["status"])
+            #expect(status.stdout.contains("Media keys:"), "\(status.stdout)")
+            #expect(status.stdout.contains("holds the music"), "\(status.stdout)")
+            #expect(scene.log.contains("media key PlayPause to org.mpris.MediaPlayer2.mpv: nothing"))
+
+            // Positive control: the call's end plays it again (its own
+            // interruption), and a key then reaches it.
+            call.stop()
+            #expect(waitFor(scene, "Playing"), "after the call; log:\n\(scene.log.suffix(3000))")
+            try press(scene)
+            #expect(waitFor(scene, "Paused"), "the same key pauses it once the call is over")
+        }
+
+        @Test func offInTheConfigThereIsNoProxy() throws {
+            let scene = try AgentScene(settings: "players.media-keys = false")
+            let mpv = try MPVPlayer(sandbox: scene.sandbox, file: scene.tone, output: "pipewire", mpris: true)
+            defer { mpv.stop() }
+            _ = try #require(scene.mpvStream())
+            let keys = waitForKeys(scene) { $0.reason == "off" }
+            #expect(keys?.text == "off (players.media-keys = false)")
+            let players = try scene.sandbox.run(["playerctl", "-l"]).stdout
+            #expect(players.contains("mpv") && !players.contains("pw_policy"), "playerctl lists: \(players)")
+        }
+    }
+}
