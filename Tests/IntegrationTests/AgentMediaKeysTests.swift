@@ -151,5 +151,25 @@ extension TimingSensitiveSuites {
             let players = try scene.sandbox.run(["playerctl", "-l"]).stdout
             #expect(players.contains("mpv") && !players.contains("pw_policy"), "playerctl lists: \(players)")
         }
+
+        @Test func aNameAnotherProcessOwnsIsLoggedOnceAndTheAgentCarriesOn() throws {
+            let scene = try AgentScene()
+            scene.stopAgent()
+            // Someone else (here: a proxy of the test's own) owns the name first.
+            let bus = try SessionBus.connect(address: scene.sandbox.environment["DBUS_SESSION_BUS_ADDRESS"], on: scene.client.loop).get()
+            var answer: String??
+            let other = try MediaKeysProxy(bus: bus, mirroring: nil, onKey: { _ in }, owned: { answer = .some($0) })
+            #expect(scene.client.loop.run(timeout: 5) { answer != nil })
+            #expect(answer == .some(nil), "the test's proxy owns the name: \(String(describing: answer))")
+            try scene.startAgent()
+            let keys = waitForKeys(scene) { $0.reason == "off" }
+            #expect(keys?.text.hasPrefix("not on the session bus: org.mpris.MediaPlayer2.pw_policy is owned by another process") == true,
+                    "\(String(describing: keys)); log:\n\(scene.log.suffix(3000))")
+            #expect(scene.log.components(separatedBy: "is owned by another process").count - 1 == 1, "said once")
+            let music = try scene.play("music")
+            defer { music.stop() }
+            #expect(scene.waitForStatus("music") { $0.category == "playback" }, "the agent still works")
+            _ = other
+        }
     }
 }
