@@ -261,7 +261,7 @@ public struct EventRecord: Codable, Sendable, Equatable {
     public var seq: UInt64
     /// "stream-classified", "interruption-began", "interruption-ended", "duck-began",
     /// "duck-ended", "silenced", "unsilenced", "route-changed", "held-for-route",
-    /// "resumed", "silent-mode", "config-reloaded", "config-rejected".
+    /// "resumed", "silent-mode", "config-reloaded", "config-rejected", "media-key".
     public var type: String
     /// A one-line human description.
     public var text: String
