@@ -84,6 +84,36 @@ extension TimingSensitiveSuites {
             _ = observer
         }
 
+        /// dbus-send to the proxy; its output (the reply, or the error on stderr).
+        func send(_ scene: AgentScene, _ member: String, _ arguments: [String] = []) throws -> Command.Result {
+            try scene.sandbox.run(["dbus-send", "--session", "--print-reply", "--dest=\(Self.proxy)", "/org/mpris/MediaPlayer2", member]
+                                  + arguments)
+        }
+
+        @Test func badCallsGetDBusErrorsAndTheAgentCarriesOn() throws {
+            let scene = try AgentScene()
+            _ = try #require(waitForKeys(scene) { $0.reason == "none" }, "the proxy never came: \(scene.log.suffix(2000))")
+            let unknown = try send(scene, "org.mpris.MediaPlayer2.Player.Explode")
+            #expect(unknown.status != 0 && unknown.stderr.contains("org.freedesktop.DBus.Error.UnknownMethod"), "\(unknown.stderr)")
+            let signature = try send(scene, "org.mpris.MediaPlayer2.Player.PlayPause", ["string:now"])
+            #expect(signature.stderr.contains("org.freedesktop.DBus.Error.InvalidArgs"), "\(signature.stderr)")
+            let property = try send(scene, "org.freedesktop.DBus.Properties.Get", ["string:org.mpris.MediaPlayer2.Player", "string:Volume"])
+            #expect(property.stderr.contains("org.freedesktop.DBus.Error.UnknownProperty"), "\(property.stderr)")
+            let set = try send(scene, "org.freedesktop.DBus.Properties.Set",
+                               ["string:org.mpris.MediaPlayer2.Player", "string:PlaybackStatus", "variant:string:Playing"])
+            #expect(set.stderr.contains("org.freedesktop.DBus.Error.PropertyReadOnly"), "\(set.stderr)")
+            let introspection = try send(scene, "org.freedesktop.DBus.Introspectable.Introspect")
+            #expect(introspection.stdout.contains(#"<interface name="org.mpris.MediaPlayer2.Player">"#), "\(introspection.stdout)")
+            let identity = try send(scene, "org.freedesktop.DBus.Properties.Get", ["string:org.mpris.MediaPlayer2", "string:Identity"])
+            #expect(identity.stdout.contains(#"variant       string "pw-policy""#), "\(identity.stdout)")
+            // With no player, a key is answered and does nothing, and says so.
+            let key = try send(scene, "org.mpris.MediaPlayer2.Player.PlayPause")
+            #expect(key.status == 0, "\(key.stderr)")
+            let said = waitForKeys(scene) { $0.lastKey != nil }
+            #expect(said?.lastKey == "PlayPause: nothing: no media player on the session bus")
+            #expect(scene.agent?.isRunning == true, "the agent is still there")
+        }
+
         @Test func afterAnUnplugPlayPauseResumesTheMpvPwPolicyPausedAndReleasesItsHold() throws {
             let scene = try AgentScene(toneSeconds: 60)
             let mpv = try MPVPlayer(sandbox: scene.sandbox, file: scene.tone, output: "pipewire", mpris: true, device: "headphones")
