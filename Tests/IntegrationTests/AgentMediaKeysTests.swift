@@ -139,6 +139,27 @@ extension TimingSensitiveSuites {
                     "\(String(describing: scene.agentStatus()?.mediaKeys))")
         }
 
+        @Test func whileAGameHoldsTheMusicPlayPauseResumesTheMpvPwPolicyPaused() throws {
+            let scene = try AgentScene(toneSeconds: 60, settings: AgentScene.gamesAlwaysSolo)
+            let mpv = try MPVPlayer(sandbox: scene.sandbox, file: scene.tone, output: "pipewire", mpris: true)
+            defer { mpv.stop() }
+            let (id, _) = try #require(scene.mpvStream(), "the agent never matched mpv; log:\n\(scene.log.suffix(3000))")
+            let game = try scene.play("game", role: "Game")
+            defer { game.stop() }
+            #expect(waitFor(scene, "Paused"), "the game pauses mpv; log:\n\(scene.log.suffix(3000))")
+            #expect(scene.polledStatus(id: id)?.hold?.kind == "interrupted")
+            let keys = waitForKeys(scene) { $0.reason == "paused-by-pw-policy" }
+            #expect(keys?.text.contains("Play resumes it (releases its hold)") == true, "\(String(describing: keys))")
+
+            try press(scene)
+            #expect(waitFor(scene, "Playing"), "mpv says \(playbackStatus(scene) ?? "nothing"); log:\n\(scene.log.suffix(3000))")
+            let released = scene.sandbox.wait(timeout: 5) { scene.client.pump(0.05); return scene.polledStatus(id: id)?.hold == nil }
+            #expect(released, "\(String(describing: scene.polledStatus(id: id)?.hold))")
+            #expect(scene.client.wait { graph in graph.linkedSinkNames(of: id) == ["speakers"] })
+            #expect(try moved(mpv, in: 1.0, scene) > 0.7, "it plays on")
+            #expect(scene.waitForStatus("game") { $0.hold?.kind == "interrupted" }, "the music is the newer now")
+        }
+
         @Test func duringACallPlayPauseDoesNothingToTheMusicAndSaysWhy() throws {
             let scene = try AgentScene(toneSeconds: 60)
             let mpv = try MPVPlayer(sandbox: scene.sandbox, file: scene.tone, output: "pipewire", mpris: true)

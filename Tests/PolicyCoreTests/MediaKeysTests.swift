@@ -213,29 +213,52 @@ extension InMemoryDaemon {
 
     /// The pure step, as a table: what a key does to a target.
     @Test(arguments: [
-        // key, player status, held by (call?), route-held streams, our pause confirmed → command, release, refused
-        (MediaKey.playPause, PlaybackStatus.playing, false, false, [UInt32](), false, MediaKey?.some(.playPause), [UInt32](), false),
-        (.playPause, .paused, false, false, [], false, .play, [], false),
-        (.play, .paused, true, true, [], false, nil, [], true),
-        (.playPause, .paused, true, false, [], false, nil, [], true),
-        (.pause, .paused, true, true, [], false, .pause, [], false),
-        (.stop, .playing, true, true, [], false, .stop, [], false),
-        (.playPause, .paused, false, false, [10], true, nil, [10], false),
-        (.play, .paused, false, false, [10], false, .play, [10], false),
-        (.previous, .paused, false, false, [10], true, .previous, [], false),
+        // key, player status, a call holds it, its held streams, our pause confirmed → command, release, refused
+        (MediaKey.playPause, PlaybackStatus.playing, false, [UInt32](), false, MediaKey?.some(.playPause), [UInt32](), false),
+        (.playPause, .paused, false, [], false, .play, [], false),
+        (.play, .paused, true, [], false, nil, [], true),
+        (.playPause, .paused, true, [10], false, nil, [], true),
+        (.pause, .paused, true, [10], false, .pause, [], false),
+        (.stop, .playing, true, [10], false, .stop, [], false),
+        (.playPause, .paused, false, [10], true, nil, [10], false),
+        (.play, .paused, false, [10], false, .play, [10], false),
+        (.previous, .paused, false, [10], true, .previous, [], false),
     ])
-    func whatAKeyDoes(key: MediaKey, status: PlaybackStatus, held: Bool, call: Bool, routeHeld: [UInt32], confirmed: Bool,
+    func whatAKeyDoes(key: MediaKey, status: PlaybackStatus, call: Bool, held: [UInt32], confirmed: Bool,
                       command: MediaKey?, release: [UInt32], refused: Bool) {
         let player = MediaPlayer(busName: Self.mpv, uniqueName: ":1.5", status: status)
         let target = MediaKeyTarget(busName: Self.mpv, reason: .pausedByAgent(why: ""),
-                                    heldBy: held ? SessionKey("phone/play-and-record") : nil, heldByCall: call,
-                                    routeHeldStreams: routeHeld)
+                                    callHolds: call ? SessionKey("phone/play-and-record") : nil, heldStreams: held)
         let paused = confirmed ? [Self.mpv: PausedPlayer(owner: ":1.5", cause: .routeLost(output: "headphones"), state: .paused,
                                                          session: SessionKey("mpv/playback"), since: 1)] : [:]
         let outcome = MediaKeys.press(key, target: target, players: PlayerSet([player]), paused: paused, names: DecisionNames())
         #expect(outcome.command == command)
         #expect(outcome.release == release)
         #expect((outcome.refusal != nil) == refused)
+    }
+
+    @Test func playDuringAGameThatHeldTheMusicIsTheUsersResume() throws {
+        var daemon = try InMemoryDaemon()
+        var config = daemon.core.config
+        config.config.settings.soloAmbientMixesWithPlaying = false
+        daemon.apply(daemon.core.reload(config, trigger: .signal, graph: daemon.graph))
+        daemon.players = PlayerSet([MediaPlayer(busName: Self.mpv, uniqueName: ":1.5", pid: 500, identity: "mpv",
+                                                status: .playing, canPause: true, canPlay: true)])
+        daemon.connect()
+        daemon.play(10, props: ["media.role": "Music", "application.name": "mpv", "application.process.id": "500"])
+        daemon.settle()
+        daemon.now += 1
+        daemon.play(30, role: "Game", app: "game")
+        daemon.settle()
+        set(&daemon, Self.mpv, .paused)
+        #expect(daemon.status(10)?.hold?.kind == "interrupted", "the game holds the music")
+        #expect(daemon.playerCommands == [.pause(busName: Self.mpv)])
+        #expect(daemon.mediaKeys?.text.hasSuffix("; Play resumes it (releases its hold)") == true,
+                "\(String(describing: daemon.mediaKeys?.text))")
+        daemon.press(.playPause)
+        #expect(daemon.playerCommands == [.pause(busName: Self.mpv), .play(busName: Self.mpv)])
+        #expect(daemon.status(10)?.hold == nil, "the music is the newest now")
+        #expect(daemon.status(30)?.hold?.kind == "interrupted", "and holds the game, as the newer of two non-mixable sessions")
     }
 
     @Test func memoryForgetsAPauseTheUserUndidAndPlayersThatLeft() {

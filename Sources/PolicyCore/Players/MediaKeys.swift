@@ -22,19 +22,16 @@ public struct MediaKeyTarget: Sendable, Equatable {
 
     public var busName: String
     public var reason: Reason
-    /// The session whose interruption holds it (or holds the music, a call):
-    /// a key that would start it does nothing while it lasts.
-    public var heldBy: SessionKey?
-    /// Whether that session is a call (play-and-record).
-    public var heldByCall: Bool
-    /// Its streams held because their output went away: Play releases them
-    /// (as `pw-policy resume` does) before the player plays.
-    public var routeHeldStreams: [UInt32]
+    /// A call (a play-and-record session) that holds it, or holds other
+    /// music: a key that would start it does nothing while it lasts.
+    public var callHolds: SessionKey?
+    /// Its streams held (their output went away, or another session
+    /// interrupted them): Play releases them, as `pw-policy resume` does —
+    /// the resumed session becomes the newest — before the player plays.
+    public var heldStreams: [UInt32]
 
-    public init(busName: String, reason: Reason, heldBy: SessionKey? = nil, heldByCall: Bool = false,
-                routeHeldStreams: [UInt32] = []) {
-        self.busName = busName; self.reason = reason; self.heldBy = heldBy; self.heldByCall = heldByCall
-        self.routeHeldStreams = routeHeldStreams
+    public init(busName: String, reason: Reason, callHolds: SessionKey? = nil, heldStreams: [UInt32] = []) {
+        self.busName = busName; self.reason = reason; self.callHolds = callHolds; self.heldStreams = heldStreams
     }
 }
 
@@ -114,9 +111,9 @@ public struct MediaKeyMemory: Sendable, Equatable {
 ///    user's resume: its hold (a lost output's) is released, then it plays;
 /// 3. else the most recently active player.
 ///
-/// A key that would start a player does nothing while an interruption
-/// holds it, or while a call holds the music: starting it would only have
-/// it held (and paused) again, or heard over the call.
+/// A key that would start a player does nothing while a call holds it or
+/// other music: starting it would only have it held (and paused) again, or
+/// heard over the call. Any other hold is released by the user's Play.
 public enum MediaKeys {
     public static func target(players: PlayerSet, matches: [UInt32: PlayerMatch], decisions: [UInt32: StreamDecision],
                               graph: Graph, memory: MediaKeyMemory, paused: [String: PausedPlayer],
@@ -169,31 +166,31 @@ public enum MediaKeys {
         guard let (player, reason) = chosen else { return nil }
 
         var target = MediaKeyTarget(busName: player.busName, reason: reason)
+        func isCall(_ session: SessionKey) -> Bool { engineMemory.sessions[session]?.category == .playAndRecord }
         for stream in streams[player.busName] ?? [] {
-            switch decisions[stream]?.hold {
+            guard let hold = decisions[stream]?.hold else { continue }
+            target.heldStreams.append(stream)
+            switch hold {
             case .interrupted(let by, _, _), .waiting(let by, _):
-                if target.heldBy == nil { target.heldBy = by }
+                if target.callHolds == nil, isCall(by) { target.callHolds = by }
             case .routeLost:
-                target.routeHeldStreams.append(stream)
-            case nil:
                 break
             }
         }
-        if target.heldBy == nil, let entry = paused[player.busName], entry.owner == player.uniqueName,
-           case .interruption(let by, true) = entry.cause, engineMemory.sessions[by] != nil {
-            // Its stream may have gone while it waits for the interruption to end.
-            target.heldBy = by
+        if target.callHolds == nil, let entry = paused[player.busName], entry.owner == player.uniqueName,
+           case .interruption(let by, true) = entry.cause, isCall(by) {
+            // Its stream may have gone while it waits for the call to end.
+            target.callHolds = by
         }
-        if target.heldBy == nil {
+        if target.callHolds == nil {
             // A call that holds other music holds this one too, once started.
-            let callHolding = decisions.values.compactMap { decision -> SessionKey? in
-                guard case .interrupted(let by, _, _) = decision.hold,
-                      engineMemory.sessions[by]?.category == .playAndRecord else { return nil }
-                return by
+            target.callHolds = decisions.values.compactMap { decision -> SessionKey? in
+                switch decision.hold {
+                case .interrupted(let by, _, _)?, .waiting(let by, _)?: isCall(by) ? by : nil
+                default: nil
+                }
             }.min()
-            target.heldBy = callHolding
         }
-        if let by = target.heldBy { target.heldByCall = engineMemory.sessions[by]?.category == .playAndRecord }
         return target
     }
 
@@ -205,20 +202,17 @@ public enum MediaKeys {
         }
         let starts = key == .play || (key == .playPause && player.status != .playing)
         guard starts else { return MediaKeyOutcome(busName: target.busName, command: key) }
-        if let by = target.heldBy {
-            let holder = target.heldByCall ? "a call (\(names.session(by))) holds the music"
-                                           : "\(names.session(by)) holds it until it ends"
+        if let call = target.callHolds {
             return MediaKeyOutcome(busName: target.busName, command: nil,
-                                   refusal: "\(key.rawValue) does nothing to the music: \(holder)")
+                                   refusal: "\(key.rawValue) does nothing to the music: a call (\(names.session(call))) holds the music")
         }
         // Starting: Play, not PlayPause, so a status that changes meanwhile
         // cannot turn the user's resume into a pause.
-        guard !target.routeHeldStreams.isEmpty else { return MediaKeyOutcome(busName: target.busName, command: .play) }
+        guard !target.heldStreams.isEmpty else { return MediaKeyOutcome(busName: target.busName, command: .play) }
         // The user's resume: the hold goes first. A pause of ours the player
         // confirmed is played by PlayerPauses once the stream is resumed.
         let playsOnResume = paused[target.busName].map { $0.owner == player.uniqueName && $0.state == .paused } ?? false
-        return MediaKeyOutcome(busName: target.busName, command: playsOnResume ? nil : .play,
-                               release: target.routeHeldStreams)
+        return MediaKeyOutcome(busName: target.busName, command: playsOnResume ? nil : .play, release: target.heldStreams)
     }
 
     /// The status line: where the keys go and why.
@@ -231,11 +225,12 @@ public enum MediaKeys {
         case .pausedByAgent(let why): text += "paused by pw-policy" + (why.isEmpty ? "" : " (\(why))")
         case .mostRecentlyActive(let since): text += since == nil ? "the only choice (none was seen playing)" : "most recently active"
         }
-        if let by = target.heldBy {
-            text += target.heldByCall ? "; Play does nothing while a call (\(names.session(by))) holds the music"
-                                      : "; Play does nothing while \(names.session(by)) holds it"
+        if let call = target.callHolds {
+            text += "; Play does nothing while a call (\(names.session(call))) holds the music"
+        } else if !target.heldStreams.isEmpty {
+            text += "; Play resumes it (releases its hold)"
         } else if case .pausedByAgent = target.reason {
-            text += target.routeHeldStreams.isEmpty ? "; Play plays it" : "; Play resumes it (releases its hold)"
+            text += "; Play plays it"
         }
         return text
     }
