@@ -122,6 +122,10 @@ public final class MediaKeysProxy {
             metadata["mpris:trackid"] = .objectPath(track)
             if let title = player.title { metadata["xesam:title"] = .string(title) }
             if let url = player.url { metadata["xesam:url"] = .string(url) }
+            if let artist = player.artist { metadata["xesam:artist"] = .array("s", artist.map(BusOut.string)) }
+            if let album = player.album { metadata["xesam:album"] = .string(album) }
+            if let art = player.artURL { metadata["mpris:artUrl"] = .string(art) }
+            if let length = player.length { metadata["mpris:length"] = .int64(length) }
         }
         let present = player != nil
         return ["PlaybackStatus": .string(status), "Metadata": .propertyDictionary(metadata),

@@ -21,6 +21,12 @@ public struct MediaPlayer: Sendable, Equatable, Hashable {
     public var trackID: String?
     public var title: String?
     public var url: String?
+    /// `xesam:artist`, `xesam:album`, `mpris:artUrl`, `mpris:length` (µs):
+    /// mirrored by the media-key proxy, used for nothing else.
+    public var artist: [String]?
+    public var album: String?
+    public var artURL: String?
+    public var length: Int64?
     /// `CanPause` / `CanPlay`; nil when the player did not say (the
     /// specification's default for a missing property is unclear, so the
     /// caller decides).
