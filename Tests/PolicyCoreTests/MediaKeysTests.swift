@@ -121,6 +121,22 @@ extension InMemoryDaemon {
         #expect(daemon.playerCommands.last == .mediaKey(.next, busName: Self.mpv), "a key that starts nothing is sent")
     }
 
+    @Test func aPlayerInACallIsNeverATarget() throws {
+        var daemon = try scene()
+        daemon.players?[Self.vlc] = MediaPlayer(busName: Self.vlc, uniqueName: ":1.6", pid: 700, identity: "Browser",
+                                                status: .playing, canPause: true, canPlay: true)
+        daemon.play(20, props: ["media.role": "Communication", "application.name": "Browser", "application.process.id": "700"])
+        daemon.now += 1
+        daemon.settle()
+        set(&daemon, Self.mpv, .paused)
+        #expect(daemon.status(20)?.category == "play-and-record")
+        #expect(daemon.status(20)?.player?.busName == Self.vlc, "the browser's player controls the call")
+        #expect(daemon.mediaKeys?.target == Self.mpv, "the music, not the call: \(String(describing: daemon.mediaKeys))")
+        daemon.press(.playPause)
+        #expect(!daemon.playerCommands.contains { if case .mediaKey = $0 { true } else { false } }, "nothing reaches the call")
+        #expect(daemon.mediaKeys?.lastKey?.contains("a call (\"Browser\") holds the music") == true)
+    }
+
     @Test func duringACallAPlayerTheUserPausedIsNotStartedEither() throws {
         var daemon = try scene(mpv: .paused)
         daemon.stop(10)  // a paused player with no stream open

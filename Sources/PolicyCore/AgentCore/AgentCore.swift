@@ -210,7 +210,8 @@ public struct AgentCore: Sendable {
                                        names: decision.names, resumed: resumed, paused: journal.pausedPlayers, now: now)
             journal.pausedPlayers = pauses.paused
         }
-        let mirror = keys(observation, matches: matches, decision: decision, paused: pauses)
+        let mirror = keys(observation, matches: matches, sessions: classified.mapValues(\.session), decision: decision,
+                          paused: pauses)
         // Journal first: if we die between here and the daemon, the next start
         // still knows what we changed and which players we paused.
         effects += corrections
@@ -264,8 +265,8 @@ public struct AgentCore: Sendable {
 
     /// Follows the players for the media keys and decides where they go now;
     /// returns the player the proxy mirrors.
-    private mutating func keys(_ observation: Observation, matches: [UInt32: PlayerMatch], decision: PolicyDecision,
-                               paused: PlayerPauses.Plan) -> MediaPlayer? {
+    private mutating func keys(_ observation: Observation, matches: [UInt32: PlayerMatch], sessions: [UInt32: SessionKey],
+                               decision: PolicyDecision, paused: PlayerPauses.Plan) -> MediaPlayer? {
         keyNames = decision.names
         keysUnavailable = config.config.settings.mediaKeys ? observation.mediaKeysUnavailable : "off (players.media-keys = false)"
         guard case .watched(let players, _) = observation.players else {
@@ -286,7 +287,8 @@ public struct AgentCore: Sendable {
             }
             keyMemory.paused(player, at: observation.now, why: why)
         }
-        keyTarget = MediaKeys.target(players: players, matches: matches, decisions: decision.streams, graph: observation.graph,
+        keyTarget = MediaKeys.target(players: players, matches: matches, sessions: sessions,
+                                     decisions: decision.streams, graph: observation.graph,
                                      memory: keyMemory, paused: paused.paused, engineMemory: decision.memory)
         return config.config.settings.mediaKeys ? keyTarget.flatMap { players[$0.busName] } : nil
     }

@@ -115,13 +115,22 @@ public struct MediaKeyMemory: Sendable, Equatable {
 /// other music: starting it would only have it held (and paused) again, or
 /// heard over the call. Any other hold is released by the user's Play.
 public enum MediaKeys {
-    public static func target(players: PlayerSet, matches: [UInt32: PlayerMatch], decisions: [UInt32: StreamDecision],
-                              graph: Graph, memory: MediaKeyMemory, paused: [String: PausedPlayer],
-                              engineMemory: EngineMemory) -> MediaKeyTarget? {
-        guard !players.isEmpty else { return nil }
+    ///
+    /// A player that controls a call in progress (a stream of an active
+    /// play-and-record session: a browser in a web call) is never a target:
+    /// a media key must not pause a call.
+    public static func target(players allPlayers: PlayerSet, matches: [UInt32: PlayerMatch], sessions: [UInt32: SessionKey],
+                              decisions: [UInt32: StreamDecision], graph: Graph, memory: MediaKeyMemory,
+                              paused: [String: PausedPlayer], engineMemory: EngineMemory) -> MediaKeyTarget? {
         var streams: [String: [UInt32]] = [:]
-        for (stream, match) in matches { streams[match.busName, default: []].append(stream) }
-        for key in streams.keys { streams[key]!.sort() }
+        var players = allPlayers
+        for (stream, match) in matches.sorted(by: { $0.key < $1.key }) {
+            streams[match.busName, default: []].append(stream)
+            if let session = sessions[stream], engineMemory.sessions[session]?.category == .playAndRecord {
+                players[match.busName] = nil
+            }
+        }
+        guard !players.isEmpty else { return nil }
         func lastPlaying(_ player: MediaPlayer) -> Double? {
             memory.lastPlaying[player.busName].flatMap { $0.owner == player.uniqueName ? $0.at : nil }
         }
