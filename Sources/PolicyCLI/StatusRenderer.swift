@@ -49,6 +49,9 @@ public enum StatusRenderer {
                                          + (agent.silentModeReason.map { " (\($0))" } ?? "")]))
             if let doNotDisturb = agent.doNotDisturb { rows.append(("Do Not Disturb", [doNotDisturb])) }
             if let players = agent.players { rows.append(("Players", [players])) }
+            if let keys = agent.mediaKeys {
+                rows.append(("Media keys", ["→ " + keys.text] + (keys.lastKey.map { ["last key: " + $0] } ?? [])))
+            }
         } else if snapshot.isRunning {
             rows.append(("State", [style.yellow("starting") + " (its metadata exists but it has published no status yet)"]))
             rows.append(("PipeWire", ["'\(view.remote)'"]))

@@ -55,6 +55,20 @@ public indirect enum BusValue: Sendable, Equatable {
         }
     }
 
+    /// Any integer that fits in an Int64.
+    public var int64: Int64? {
+        switch unwrapped {
+        case .byte(let value): Int64(value)
+        case .int16(let value): Int64(value)
+        case .uint16(let value): Int64(value)
+        case .int32(let value): Int64(value)
+        case .uint32(let value): Int64(value)
+        case .int64(let value): value
+        case .uint64(let value): Int64(exactly: value)
+        default: nil
+        }
+    }
+
     public var array: [BusValue]? {
         if case .array(let values) = unwrapped { return values }
         return nil

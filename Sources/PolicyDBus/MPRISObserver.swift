@@ -18,6 +18,9 @@ public final class MPRISObserver {
     private let onChange: (PlayerSet) -> Void
     private let flatpakInfo: (Int32) -> FlatpakInfo?
     private let clock: () -> Double
+    /// Names never followed: pw-policy's own media-key proxy, which must
+    /// never be a player pw-policy manages (docs/PLAYERS.md, "Media keys").
+    private let ignoring: Set<String>
     private var matches: [BusMatch] = []
     /// Reads the players that flood while they are not listened to.
     private var pollTimer: (any BusLoopTimer)?
@@ -46,7 +49,8 @@ public final class MPRISObserver {
     public init(bus: SessionBus, log: @escaping (String) -> Void,
                 flatpakInfo: @escaping (Int32) -> FlatpakInfo? = { FlatpakInfo.read(pid: $0) },
                 clock: @escaping () -> Double = { MonotonicClock.now },
-                onChange: @escaping (PlayerSet) -> Void) {
+                ignoring: Set<String> = [], onChange: @escaping (PlayerSet) -> Void) {
+        self.ignoring = ignoring
         self.bus = bus
         self.log = log
         self.flatpakInfo = flatpakInfo
@@ -77,7 +81,9 @@ public final class MPRISObserver {
             switch result {
             case .success(let body):
                 guard let names = body.first?.strings else { return log("ListNames: unexpected reply \(body)") }
-                for name in names.sorted() where MediaPlayer.isPlayerBusName(name) { lookUpOwner(of: name) }
+                for name in names.sorted() where MediaPlayer.isPlayerBusName(name) && !ignoring.contains(name) {
+                    lookUpOwner(of: name)
+                }
                 report()
             case .failure(let error):
                 log("ListNames failed: \(error)")
@@ -106,7 +112,7 @@ public final class MPRISObserver {
               let newOwner = body[2].string else {
             return log("NameOwnerChanged: malformed signal \(String(describing: signal.body))")
         }
-        guard MediaPlayer.isPlayerBusName(name) else { return }
+        guard MediaPlayer.isPlayerBusName(name), !ignoring.contains(name) else { return }
         if newOwner.isEmpty {
             if entries.removeValue(forKey: name) != nil { log("player \(name) left") }
             report()
@@ -269,6 +275,12 @@ public final class MPRISObserver {
     /// Asks the player to play; `completion` hears whether it answered.
     public func play(_ busName: String, completion: @escaping (Result<Void, BusCallError>) -> Void) {
         command("Play", busName, completion)
+    }
+
+    /// Calls a `org.mpris.MediaPlayer2.Player` method with no arguments
+    /// (a media key forwarded: `PlayPause`, `Next`…).
+    public func send(_ member: String, to busName: String, completion: @escaping (Result<Void, BusCallError>) -> Void) {
+        command(member, busName, completion)
     }
 
     /// Sent to the owner we know, so a command meant for a player that

@@ -22,14 +22,23 @@ enum MPRISProperties {
             set("PlaybackStatus", \.string) { player.status = PlaybackStatus(raw: $0) }
             set("CanPause", \.bool) { player.canPause = $0 }
             set("CanPlay", \.bool) { player.canPlay = $0 }
+            set("CanGoNext", \.bool) { player.canGoNext = $0 }
+            set("CanGoPrevious", \.bool) { player.canGoPrevious = $0 }
             set("Metadata", \.stringDictionary) { metadata in
                 // Metadata is replaced whole: a field it lacks is gone.
                 player.trackID = metadata["mpris:trackid"]?.string
                 player.title = metadata["xesam:title"]?.string
                 player.url = metadata["xesam:url"]?.string
-                for key in ["mpris:trackid", "xesam:title", "xesam:url"] where metadata[key] != nil && metadata[key]?.string == nil {
+                player.artist = metadata["xesam:artist"]?.strings
+                player.album = metadata["xesam:album"]?.string
+                player.artURL = metadata["mpris:artUrl"]?.string
+                player.length = metadata["mpris:length"]?.int64
+                for key in ["mpris:trackid", "xesam:title", "xesam:url", "xesam:album", "mpris:artUrl"]
+                    where metadata[key] != nil && metadata[key]?.string == nil {
                     malformed.append("Metadata \(key)")
                 }
+                if metadata["xesam:artist"] != nil, player.artist == nil { malformed.append("Metadata xesam:artist") }
+                if metadata["mpris:length"] != nil, player.length == nil { malformed.append("Metadata mpris:length") }
             }
         default:
             break
@@ -46,7 +55,11 @@ enum MPRISProperties {
             case (playerInterface, "PlaybackStatus"): player.status = .unknown("")
             case (playerInterface, "CanPause"): player.canPause = nil
             case (playerInterface, "CanPlay"): player.canPlay = nil
-            case (playerInterface, "Metadata"): player.trackID = nil; player.title = nil; player.url = nil
+            case (playerInterface, "CanGoNext"): player.canGoNext = nil
+            case (playerInterface, "CanGoPrevious"): player.canGoPrevious = nil
+            case (playerInterface, "Metadata"):
+                player.trackID = nil; player.title = nil; player.url = nil
+                player.artist = nil; player.album = nil; player.artURL = nil; player.length = nil
             default: break
             }
         }

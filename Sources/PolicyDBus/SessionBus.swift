@@ -108,6 +108,11 @@ public final class SessionBus {
         timer?.schedule(after: delay)
     }
 
+    /// A message was queued outside a dispatch: have it written.
+    func queued() {
+        if !isDispatching, failure == nil { rearm() }
+    }
+
     private func lost(_ reason: String) {
         guard failure == nil else { return }
         let error = SessionBusError.disconnected(reason: reason)

@@ -24,7 +24,8 @@ struct CLIWithAgentTests {
         #expect(text.status == 0, "stderr: \(text.stderr)")
         #expect(text.stdout.contains("running (pid \(pid), version "), "stdout: \(text.stdout)")
         #expect(text.stdout.contains(Sandbox.repositoryRoot + "/conf/pw-policy.conf"), "stdout: \(text.stdout)")
-        #expect(text.stdout.contains("Silent mode: off"))
+        #expect(text.stdout.split(separator: "\n").contains { $0.contains("Silent mode:") && $0.hasSuffix(" off (following Do Not Disturb (off))") },
+                "stdout: \(text.stdout)")
         let line = try #require(streamLine(id, in: text.stdout), "stdout: \(text.stdout)")
         #expect(line.contains("\(id). Spotify") && line.contains("→ speakers"), "line: \(line)")
         #expect(!line.hasSuffix("]"), "music plays untouched, yet: \(line)")
@@ -156,22 +157,24 @@ struct CLIWithAgentTests {
         defer { music.stop(); game.stop() }
         #expect(scene.waitForStatus("game") { $0.category == "ambient" })
         let gameID = try #require(scene.stream("game")?.id), musicID = try #require(scene.stream("music")?.id)
-        #expect(try scene.cli(["silent", "status"]).stdout == "silent mode: off\n")
+        #expect(try scene.cli(["silent", "status"]).stdout == "silent mode: off (following Do Not Disturb (off))\n")
 
         let on = try scene.cli(["silent", "on"])
-        #expect(on.status == 0 && on.stdout == "silent mode: on\n", "stdout: \(on.stdout) stderr: \(on.stderr)")
+        #expect(on.status == 0 && on.stdout == "silent mode: on (set by the user)\n", "stdout: \(on.stdout) stderr: \(on.stderr)")
         #expect(scene.waitForVolume("game", 0), "\(scene.describe(["game", "music"]))")
         #expect(scene.volume("music") == 1 && scene.sinks(of: "game") == ["speakers"], "\(scene.describe(["game", "music"]))")
         #expect(scene.waitForStatus("game") { $0.silenced })
         let status = try scene.cli(["status"])
-        #expect(status.stdout.contains("Silent mode: on"))
+        #expect(status.stdout.split(separator: "\n").contains { $0.contains("Silent mode:") && $0.hasSuffix(" on (set by the user)") },
+                "stdout: \(status.stdout)")
         #expect(streamLine(gameID, in: status.stdout)?.hasSuffix("[SILENCED]") == true, "stdout: \(status.stdout)")
         #expect(streamLine(musicID, in: status.stdout)?.hasSuffix("]") == false, "stdout: \(status.stdout)")
         let json = try CLI.jsonArray(try scene.cli(["silent", "--json"]).stdout)
         #expect((json.first?["info"] as? [String: Any])?["silentMode"] as? Bool == true)
+        #expect((json.first?["info"] as? [String: Any])?["choice"] as? String == "on")
 
         let toggle = try scene.cli(["silent", "toggle"])
-        #expect(toggle.stdout == "silent mode: off\n", "stdout: \(toggle.stdout) stderr: \(toggle.stderr)")
+        #expect(toggle.stdout == "silent mode: off (set by the user)\n", "stdout: \(toggle.stdout) stderr: \(toggle.stderr)")
         #expect(scene.waitForVolume("game", 1), "\(scene.describe(["game"]))")
         #expect(scene.waitForStatus("game") { !$0.silenced })
         #expect(streamLine(gameID, in: try scene.cli(["status"]).stdout)?.hasSuffix("]") == false)
@@ -441,7 +444,7 @@ struct CLIWithAgentTests {
             for poller in pollers { #expect(poller.waitForExit(timeout: 60) { scene.client.loop.iterate(timeout: 0.01) }) }
             let toggle = try scene.cli(["silent", "toggle"])
             // Silent mode survives restarts: on, off, on.
-            #expect(toggle.status == 0 && toggle.stdout == "silent mode: \(round % 2 == 0 ? "on" : "off")\n",
+            #expect(toggle.status == 0 && toggle.stdout == "silent mode: \(round % 2 == 0 ? "on" : "off") (set by the user)\n",
                     "the agent's answer never reached the CLI: \(toggle.stdout)\(toggle.stderr)")
         }
     }

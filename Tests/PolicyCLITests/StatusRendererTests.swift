@@ -25,6 +25,27 @@ import Testing
         #expect(lines[stack - 1].contains("PipeWire:    'pipewire-0'"))
     }
 
+    /// Where the media keys go, and what the last key did (docs/CLI.md, "status").
+    @Test func agentSectionSaysWhereTheMediaKeysGo() throws {
+        var graph = Fixtures.busyGraph
+        let id = try #require(graph.metadata(named: AgentProtocol.metadataName)?.id)
+        var agent = Fixtures.agent
+        agent.mediaKeys = MediaKeysStatus(target: "org.mpris.MediaPlayer2.mpv", reason: "paused-by-pw-policy",
+                                          text: #"org.mpris.MediaPlayer2.mpv ("mpv"): paused by pw-policy"#,
+                                          lastKey: "PlayPause to org.mpris.MediaPlayer2.mpv: nothing: a call holds the music")
+        graph.metadata[id]?.entries[0]?[AgentProtocol.agentKey]?.value = Fixtures.json(agent)
+        let view = StatusView(remote: "pipewire-0", graph: graph, graphOutputs: [], graphStack: nil)
+        let lines = StatusRenderer.text(view).split(separator: "\n").map(String.init)
+        let row = try #require(lines.firstIndex { $0.contains("Media keys:") })
+        #expect(lines[row].hasSuffix(#"Media keys:  → org.mpris.MediaPlayer2.mpv ("mpv"): paused by pw-policy"#), "\(lines[row])")
+        #expect(lines[row + 1].hasSuffix("last key: PlayPause to org.mpris.MediaPlayer2.mpv: nothing: a call holds the music"))
+        let objects = try #require(try JSONSerialization.jsonObject(with: Data(StatusRenderer.json(view).utf8)) as? [[String: Any]])
+        let info = try #require(objects.first { $0["type"] as? String == "PwPolicy:Agent" }?["info"] as? [String: Any])
+        let keys = try #require(info["mediaKeys"] as? [String: Any])
+        #expect(keys["target"] as? String == "org.mpris.MediaPlayer2.mpv")
+        #expect(keys["reason"] as? String == "paused-by-pw-policy")
+    }
+
     /// The agent's published stack wins over what the CLI found; without
     /// the agent (or from an agent older than `stack`) the CLI's is shown.
     @Test(arguments: [(true, true), (true, false), (false, false)])

@@ -18,9 +18,13 @@ import PolicyFiles
         let malformed = MPRISProperties.apply([
             "PlaybackStatus": .string("Playing"), "CanPause": .bool(true), "CanPlay": .bool(false),
             "Metadata": Self.metadata([("mpris:trackid", .objectPath("/t/1")), ("xesam:title", .string("Song")),
-                                       ("xesam:url", .string("file:///a.wav")), ("xesam:artist", .array([.string("A")]))]),
+                                       ("xesam:url", .string("file:///a.wav")), ("xesam:artist", .array([.string("A")])),
+                                       ("mpris:length", .int64(3_000_000)), ("xesam:album", .string("B"))]),
+            "CanGoNext": .bool(true), "CanGoPrevious": .bool(false),
         ], of: MPRISProperties.playerInterface, to: &player)
         #expect(malformed == [])
+        #expect(player.artist == ["A"] && player.album == "B" && player.length == 3_000_000)
+        #expect(player.canGoNext == true && player.canGoPrevious == false)
         #expect(player.status == .playing)
         #expect(player.canPause == true && player.canPlay == false)
         #expect(player.trackID == "/t/1" && player.title == "Song" && player.url == "file:///a.wav")

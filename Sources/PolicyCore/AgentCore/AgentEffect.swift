@@ -11,6 +11,10 @@ public enum AgentEffect: Sendable, Equatable {
     case graph(AgentAction)
     /// Pause or play a media player over MPRIS.
     case player(PlayerCommand)
+    /// The player the media keys go to now (nil: none): the proxy mirrors
+    /// its properties (docs/PLAYERS.md, "Media keys"). Emitted when it, or
+    /// anything about it, changed.
+    case mediaKeysTarget(MediaPlayer?)
     /// Meter exactly these streams (node id → serial), each with a peak
     /// meter of the agent's; what they measure comes back in
     /// `AgentCore.Observation.meters` (Metering).

@@ -26,6 +26,7 @@ public struct ConfigDecoder: Sendable {
     public static let optionalSettingKeys = [
         "route.resume-on-return", "route.resume-on-return-ms", "duck.while-audible", "duck.quiet-hold-ms",
         "solo-ambient.mix-with-playing", "silent.follow-do-not-disturb", "silent.do-not-disturb-sources",
+        "players.media-keys",
     ]
     /// The keys of a `silent.do-not-disturb-sources` entry: a D-Bus property
     /// (bus-name, path, interface, property) or a GSettings key (schema, key).
@@ -87,16 +88,17 @@ private final class DecodeRun {
         let soloMixes = setting("solo-ambient.mix-with-playing").map { bool($0, "solo-ambient.mix-with-playing") } ?? true
         let followDND = setting("silent.follow-do-not-disturb").map { bool($0, "silent.follow-do-not-disturb") } ?? true
         let dndSources = setting("silent.do-not-disturb-sources").map { doNotDisturbSources($0, "silent.do-not-disturb-sources") } ?? []
+        let mediaKeys = setting("players.media-keys").map { bool($0, "players.media-keys") } ?? true
         guard let duckLevel, let fadeDown, let fadeUp, let debounce, let defaultCategory, let defaultOptions, let inference,
               let resumeOnReturn, let resumeWindow, let whileAudible, let quietHold, let soloMixes,
-              let followDND, let dndSources else {
+              let followDND, let dndSources, let mediaKeys else {
             return nil
         }
         return Settings(duckLevel: duckLevel, fadeDownMs: fadeDown, fadeUpMs: fadeUp, debounceMs: debounce,
                         defaultCategory: defaultCategory, defaultOptions: defaultOptions, inference: inference,
                         resumeOnReturn: resumeOnReturn, resumeOnReturnMs: resumeWindow,
                         duckWhileAudible: whileAudible, duckQuietHoldMs: quietHold, soloAmbientMixesWithPlaying: soloMixes,
-                        followDoNotDisturb: followDND, doNotDisturbSources: dndSources)
+                        followDoNotDisturb: followDND, doNotDisturbSources: dndSources, mediaKeys: mediaKeys)
     }
 
     func doNotDisturbSources(_ value: SPAJSON, _ path: String) -> [DoNotDisturbSource]? {

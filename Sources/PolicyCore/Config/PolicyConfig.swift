@@ -58,12 +58,17 @@ public struct Settings: Sendable, Equatable {
     /// Do Not Disturb mechanisms beyond the built-in ones (KDE Plasma,
     /// GNOME, dunst).
     public var doNotDisturbSources: [DoNotDisturbSource]
+    /// Own `org.mpris.MediaPlayer2.pw_policy` on the session bus: a proxy
+    /// player that sends the media keys to the player a person means
+    /// (docs/PLAYERS.md, "Media keys").
+    public var mediaKeys: Bool
 
     public init(duckLevel: Double, fadeDownMs: Int, fadeUpMs: Int, debounceMs: Int,
                 defaultCategory: Category, defaultOptions: Set<PolicyOption>, inference: Bool = true,
                 resumeOnReturn: Bool = false, resumeOnReturnMs: Int = 30_000,
                 duckWhileAudible: Bool = true, duckQuietHoldMs: Int = 300, soloAmbientMixesWithPlaying: Bool = true,
-                followDoNotDisturb: Bool = true, doNotDisturbSources: [DoNotDisturbSource] = []) {
+                followDoNotDisturb: Bool = true, doNotDisturbSources: [DoNotDisturbSource] = [],
+                mediaKeys: Bool = true) {
         self.duckLevel = duckLevel; self.fadeDownMs = fadeDownMs; self.fadeUpMs = fadeUpMs
         self.debounceMs = debounceMs; self.defaultCategory = defaultCategory
         self.defaultOptions = defaultOptions; self.inference = inference
@@ -71,6 +76,7 @@ public struct Settings: Sendable, Equatable {
         self.duckWhileAudible = duckWhileAudible; self.duckQuietHoldMs = duckQuietHoldMs
         self.soloAmbientMixesWithPlaying = soloAmbientMixesWithPlaying
         self.followDoNotDisturb = followDoNotDisturb; self.doNotDisturbSources = doNotDisturbSources
+        self.mediaKeys = mediaKeys
     }
 
     /// Every Do Not Disturb mechanism watched: the built-in ones, then the config's.

@@ -21,21 +21,31 @@ public struct MediaPlayer: Sendable, Equatable, Hashable {
     public var trackID: String?
     public var title: String?
     public var url: String?
+    /// `xesam:artist`, `xesam:album`, `mpris:artUrl`, `mpris:length` (µs):
+    /// mirrored by the media-key proxy, used for nothing else.
+    public var artist: [String]?
+    public var album: String?
+    public var artURL: String?
+    public var length: Int64?
     /// `CanPause` / `CanPlay`; nil when the player did not say (the
     /// specification's default for a missing property is unclear, so the
     /// caller decides).
     public var canPause: Bool?
     public var canPlay: Bool?
+    /// `CanGoNext` / `CanGoPrevious`, mirrored by the media-key proxy.
+    public var canGoNext: Bool?
+    public var canGoPrevious: Bool?
 
     public init(busName: String, uniqueName: String, pid: Int32? = nil, flatpakAppID: String? = nil,
                 flatpakInstanceID: String? = nil, identity: String? = nil, status: PlaybackStatus = .unknown(""),
                 trackID: String? = nil, title: String? = nil, url: String? = nil,
-                canPause: Bool? = nil, canPlay: Bool? = nil) {
+                canPause: Bool? = nil, canPlay: Bool? = nil, canGoNext: Bool? = nil, canGoPrevious: Bool? = nil) {
         self.busName = busName; self.uniqueName = uniqueName; self.pid = pid
         self.flatpakAppID = flatpakAppID; self.flatpakInstanceID = flatpakInstanceID
         self.identity = identity; self.status = status
         self.trackID = trackID; self.title = title; self.url = url
         self.canPause = canPause; self.canPlay = canPlay
+        self.canGoNext = canGoNext; self.canGoPrevious = canGoPrevious
     }
 
     /// The prefix every MPRIS player's bus name has.

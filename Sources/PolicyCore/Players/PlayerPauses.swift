@@ -42,6 +42,9 @@ public struct PausedPlayer: Sendable, Equatable, Codable {
 public enum PlayerCommand: Sendable, Equatable {
     case pause(busName: String)
     case play(busName: String)
+    /// A media key the user pressed on pw-policy's proxy, forwarded to the
+    /// player it went to (docs/PLAYERS.md, "Media keys").
+    case mediaKey(MediaKey, busName: String)
 }
 
 /// Decides which players to pause and which to play again, from the

@@ -78,13 +78,36 @@ public struct AgentStatus: Codable, Sendable, Equatable {
     public var silentModeReason: String?
     public var silentChoice: SilentChoice?
     public var doNotDisturb: String?
+    /// Where the media keys go and why; absent from agents older than this
+    /// field (docs/PLAYERS.md, "Media keys").
+    public var mediaKeys: MediaKeysStatus?
     public init(pid: Int32, version: String, startedAt: String, configFiles: [String], configError: String?,
                 dryRun: Bool, silentMode: Bool, stack: StackStatus? = nil, players: String? = nil,
-                silentModeReason: String? = nil, silentChoice: SilentChoice? = nil, doNotDisturb: String? = nil) {
+                silentModeReason: String? = nil, silentChoice: SilentChoice? = nil, doNotDisturb: String? = nil,
+                mediaKeys: MediaKeysStatus? = nil) {
         self.pid = pid; self.version = version; self.startedAt = startedAt; self.configFiles = configFiles
         self.configError = configError; self.dryRun = dryRun; self.silentMode = silentMode; self.stack = stack
         self.players = players; self.silentModeReason = silentModeReason; self.silentChoice = silentChoice
-        self.doNotDisturb = doNotDisturb
+        self.doNotDisturb = doNotDisturb; self.mediaKeys = mediaKeys
+    }
+}
+
+/// `AgentStatus.mediaKeys`: the player pw-policy's media-key proxy
+/// (`org.mpris.MediaPlayer2.pw_policy`) sends the keys to, and why.
+public struct MediaKeysStatus: Codable, Sendable, Equatable {
+    /// The player's bus name; absent when the keys go nowhere.
+    public var target: String?
+    /// `audible`, `paused-by-pw-policy`, `most-recently-active`, `none`,
+    /// or `off` (the proxy is not on the bus: `text` says why).
+    public var reason: String
+    /// One line: `org.mpris.MediaPlayer2.mpv ("mpv"): audible now`.
+    public var text: String
+    /// What the last key did, e.g. `PlayPause: nothing: PlayPause does
+    /// nothing to the music: a call ("phone") holds the music`.
+    public var lastKey: String?
+
+    public init(target: String?, reason: String, text: String, lastKey: String? = nil) {
+        self.target = target; self.reason = reason; self.text = text; self.lastKey = lastKey
     }
 }
 
@@ -256,7 +279,7 @@ public struct EventRecord: Codable, Sendable, Equatable {
     public var seq: UInt64
     /// "stream-classified", "interruption-began", "interruption-ended", "duck-began",
     /// "duck-ended", "silenced", "unsilenced", "route-changed", "held-for-route",
-    /// "resumed", "silent-mode", "config-reloaded", "config-rejected".
+    /// "resumed", "silent-mode", "config-reloaded", "config-rejected", "media-key".
     public var type: String
     /// A one-line human description.
     public var text: String

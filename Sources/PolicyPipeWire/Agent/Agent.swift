@@ -30,6 +30,10 @@ final class AgentContext {
     var playersUnwatched = "not connected yet"
     /// Pause/Play over MPRIS; nil without a session bus.
     var sendToPlayer: ((PlayerCommand) -> Void)?
+    /// pw-policy's own MPRIS player for the media keys, while it is on the
+    /// bus; else why not (nil with the proxy, or the setting off).
+    var mediaKeysProxy: MediaKeysProxy?
+    var mediaKeysUnavailable: String? = "not connected yet"
     /// The desktop entries and the processes behind the clients.
     let apps: AppKnowledgeObserver
     /// What the desktop's Do Not Disturb mechanisms say (unknown without a
@@ -151,7 +155,8 @@ public final class Agent {
             playersUnwatched(error)
         case .success(let bus):
             bus.onDisconnect = { [unowned self] error in self.playersUnwatched(error) }
-            let observer = MPRISObserver(bus: bus, log: { [unowned self] in self.log.info("players: \($0)") }) { [unowned self] players in
+            let observer = MPRISObserver(bus: bus, log: { [unowned self] in self.log.info("players: \($0)") },
+                                         ignoring: [MediaKeysProxy.busName]) { [unowned self] players in
                 for player in players.sorted where self.context.players?[player.busName]?.status != player.status {
                     self.log.debug("player \(player.busName): \(player.status)")
                 }
@@ -170,11 +175,13 @@ public final class Agent {
                 switch command {
                 case .pause(let name): observer.pause(name) { _ in }
                 case .play(let name): observer.play(name) { _ in }
+                case .mediaKey(let key, let name): observer.send(key.rawValue, to: name) { _ in }
                 }
             }
             context.players = .empty
             log.info("watching MPRIS players on the session bus")
             watchDoNotDisturb()
+            updateMediaKeys()
         }
     }
 
@@ -198,12 +205,53 @@ public final class Agent {
         doNotDisturbObserver = observer
     }
 
+    /// Puts the media-key proxy on the bus, or takes it off, as the config
+    /// says (`players.media-keys`). A name another process owns is logged
+    /// once, and the agent carries on without it (docs/PLAYERS.md, "Media keys").
+    private func updateMediaKeys() {
+        let wanted = context.core.config.config.settings.mediaKeys
+        guard let bus, bus.failure == nil else {
+            context.mediaKeysProxy = nil
+            return
+        }
+        guard wanted else {
+            if context.mediaKeysProxy != nil { log.info("media keys: \(MediaKeysProxy.busName) released (players.media-keys = false)") }
+            context.mediaKeysProxy = nil
+            context.mediaKeysUnavailable = nil
+            return
+        }
+        guard context.mediaKeysProxy == nil else { return }
+        do {
+            context.mediaKeysUnavailable = "asking for \(MediaKeysProxy.busName)"
+            context.mediaKeysProxy = try MediaKeysProxy(bus: bus, mirroring: context.core.mediaKeysMirror,
+                                                        onKey: { [unowned self] key in self.session?.mediaKey(key) },
+                                                        owned: { [unowned self] problem in self.mediaKeysOwned(problem) })
+        } catch {
+            mediaKeysOwned("\(error)")
+        }
+    }
+
+    private func mediaKeysOwned(_ problem: String?) {
+        if let problem {
+            // The proxy object stays (nameless, it gets no calls): this runs
+            // inside the bus's callback, where its slots must not go.
+            log.notice("media keys: \(problem); carrying on without them")
+            context.mediaKeysUnavailable = "not on the session bus: \(problem)"
+        } else {
+            log.info("media keys: \(MediaKeysProxy.busName) on the session bus")
+            context.mediaKeysUnavailable = nil
+        }
+        session?.playersChanged()
+    }
+
     private func playersUnwatched(_ error: SessionBusError) {
         log.notice("\(error)")
         context.players = nil
         context.sendToPlayer = nil
         context.doNotDisturb = .unknown
         doNotDisturbObserver = nil
+        context.mediaKeysProxy = nil
+        context.mediaKeysUnavailable = "no session bus"
         context.playersUnwatched = "\(error)"
         session?.playersChanged()
     }
@@ -211,6 +259,7 @@ public final class Agent {
     /// Everything on the loop goes before the loop itself.
     private func tearDown() {
         doNotDisturbObserver = nil
+        context.mediaKeysProxy = nil
         playerObserver = nil
         bus = nil
         session = nil
@@ -273,7 +322,11 @@ public final class Agent {
                 return core.reloadFailed("\(error)", trigger: trigger, graph: graph)
             }
         }
-        defer { watchDoNotDisturb() }
+        // The bus inputs follow the config in force.
+        defer {
+            watchDoNotDisturb()
+            updateMediaKeys()
+        }
         guard let session else {
             // Between connections: the next one starts with it; say so now.
             for case .log(let level, let text) in reload(&context.core, Graph()) { log.log(level, text) }

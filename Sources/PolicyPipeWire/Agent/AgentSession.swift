@@ -33,6 +33,7 @@ final class AgentSession {
                                   wakeUpTimer: connection.loop.makeTimer { [unowned self] in self.reconcile() },
                                   reconcileIsDue: { [unowned self] in self.reconcileTimer.isPending },
                                   sendToPlayer: { [unowned context] in context.sendToPlayer?($0) },
+                                  mirrorMediaKeys: { [unowned context] in context.mediaKeysProxy?.mirror($0) },
                                   publish: { [unowned context] in context.core.publish() },
                                   storedVolumesReset: { [unowned context] in context.core.storedVolumesReset($0) },
                                   meters: meters)
@@ -82,7 +83,8 @@ final class AgentSession {
         return AgentCore.Observation(graph: graph, now: MonotonicClock.now,
                                      stack: PipeWireStack.observed(in: graph, linkedLibraryVersion: wirePlumberProbe.version(pid:)),
                                      players: observePlayers(graph), meters: meters.readings,
-                                     apps: context.apps.apps(in: graph), doNotDisturb: context.doNotDisturb)
+                                     apps: context.apps.apps(in: graph), doNotDisturb: context.doNotDisturb,
+                                     mediaKeysUnavailable: context.mediaKeysUnavailable)
     }
 
     private func observePlayers(_ graph: Graph) -> AgentCore.PlayerObservation {
@@ -91,6 +93,16 @@ final class AgentSession {
         let pids = PlayerMatching.streamProcessIDs(in: graph)
         if pids != ancestry.pids { ancestry = (pids, ProcessAncestry.table(for: pids)) }
         return .watched(players, ancestry: ancestry.table)
+    }
+
+    /// A media key pressed on the proxy: the core decides where it goes,
+    /// the executor sends it (docs/PLAYERS.md, "Media keys").
+    func mediaKey(_ key: MediaKey) {
+        guard isReady, connection.isConnected, !context.options.restoreOnly else {
+            return context.log.info("media key \(key.rawValue): ignored, not connected to PipeWire")
+        }
+        connection.loop.preconditionInEventLoop()
+        executor.execute(context.core.mediaKey(key, observe()), flushingActionsFirst: true)
     }
 
     /// The players, the desktop entries or Do Not Disturb changed:

@@ -13,6 +13,8 @@ final class EffectExecutor {
     private let wakeUpTimer: LoopTimer
     /// Pause/Play over MPRIS (the agent's player observer).
     private let sendToPlayer: (PlayerCommand) -> Void
+    /// The player the media-key proxy mirrors.
+    private let mirrorMediaKeys: (MediaPlayer?) -> Void
     /// The core's statuses and events of the decision just acted on.
     private let publish: () -> [AgentEffect]
     /// What the core makes of the stored volumes reset (`resetStoredVolumes`).
@@ -23,13 +25,15 @@ final class EffectExecutor {
 
     init(actions: GraphActions, log: Log, journalPath: String, wakeUpTimer: LoopTimer,
          reconcileIsDue: @escaping () -> Bool,
-         sendToPlayer: @escaping (PlayerCommand) -> Void, publish: @escaping () -> [AgentEffect],
+         sendToPlayer: @escaping (PlayerCommand) -> Void, mirrorMediaKeys: @escaping (MediaPlayer?) -> Void,
+         publish: @escaping () -> [AgentEffect],
          storedVolumesReset: @escaping (Set<String>) -> [AgentEffect], meters: StreamMeters) {
         self.meters = meters
         self.reconcileIsDue = reconcileIsDue
         self.storedVolumesReset = storedVolumesReset
         standIns = StandInStreams(actions: actions)
         self.sendToPlayer = sendToPlayer
+        self.mirrorMediaKeys = mirrorMediaKeys
         self.publish = publish
         self.actions = actions
         self.log = log
@@ -132,6 +136,8 @@ final class EffectExecutor {
             }
         case .player(let command):
             sendToPlayer(command)
+        case .mediaKeysTarget(let player):
+            mirrorMediaKeys(player)
         case .meter(let streams):
             meters.meter(streams)
         case .log(let level, let text):

@@ -16,6 +16,8 @@ struct InMemoryDaemon {
     /// every call the core made to them.
     var players: PlayerSet?
     var playerCommands: [PlayerCommand] = []
+    /// The last `.mediaKeysTarget` (outer nil: none was emitted).
+    var mediaKeysTarget: MediaPlayer??
     /// The last wake-up asked for.
     var wakeUp: Double??
     /// The streams the core asked to meter. Their meters read a running
@@ -131,6 +133,7 @@ struct InMemoryDaemon {
             case .wakeUp(let time): wakeUp = .some(time)
             case .flush: break
             case .player(let command): playerCommands.append(command)
+            case .mediaKeysTarget(let player): mediaKeysTarget = .some(player)
             case .meter(let streams): metered = streams
             case .resetStoredVolumes(let keys):
                 for key in keys.keys { wirePlumberSaved[key] = 1 }
