@@ -219,7 +219,7 @@ public final class MPRISObserver {
         guard let entry = entries[name], let until = entry.flood.quietUntil else { return }
         entries[name]?.listening = nil
         log("player \(name) sends more than \(PlayerFloodGuard.limit) PropertiesChanged a second: "
-            + "read once a second for \(Int(until - clock())) s instead")
+            + "read once a second for \(Int((until - clock()).rounded())) s instead")
         pollTimer?.schedule(after: 1)
     }
 

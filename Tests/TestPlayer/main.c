@@ -11,12 +11,18 @@
 //   --ignore-pause     answers Pause but keeps playing and keeps saying Playing
 //   --vanish-on-pause  exits, without answering, when told to Pause
 //   --paused           starts paused (stream inactive, PlaybackStatus Paused)
+//   --flood KIND       floods the bus: every 10 ms, 50 PropertiesChanged of
+//                      Metadata (KIND metadata: a new title each time) or of
+//                      an unchanged PlaybackStatus (KIND status), as some
+//                      players do (docs/PLAYERS.md, "A player that floods
+//                      the bus"); "sent N" on stdin's "flood" command
 //   --name SUFFIX      the bus name's last part (default: the pid)
 //   -P PROPS           stream properties, SPA-JSON as pw-play's -P
 //   -r REMOTE          the PipeWire remote
 //
 // Commands, one per line on stdin:
 //   position   prints "position N": frames played so far (frozen while paused)
+//   flood      prints "sent N": PropertiesChanged flooded so far
 //   quit       leaves (so do SIGTERM and SIGINT; end of input does not)
 //
 // It prints "ready bus NAME pid PID stream-pid PID" once it owns its name,
@@ -44,6 +50,7 @@ struct options {
     const char *remote;
     const char *suffix;
     const char *props;
+    const char *flood;  // NULL, "metadata" or "status"
     bool child, ignore_pause, vanish_on_pause, paused;
 };
 
@@ -171,7 +178,8 @@ struct player {
     struct pw_main_loop *loop;
     const struct options *options;
     sd_bus *bus;
-    struct spa_source *bus_io, *bus_timer, *stdin_io;
+    struct spa_source *bus_io, *bus_timer, *stdin_io, *flood_timer;
+    unsigned long flooded;  // PropertiesChanged sent by --flood
     int commands;  // to the audio side
     pid_t child;
     const char *status;
@@ -241,9 +249,11 @@ static int property_status(sd_bus *bus, const char *path, const char *interface,
 static int property_metadata(sd_bus *bus, const char *path, const char *interface, const char *property,
                              sd_bus_message *reply, void *data, sd_bus_error *error) {
     struct player *p = data;
+    char title[64];
+    snprintf(title, sizeof(title), p->flooded ? "Test tone %lu" : "Test tone", p->flooded);
     return sd_bus_message_append(reply, "a{sv}", 3,
                                  "mpris:trackid", "o", "/org/pwpolicy/track/1",
-                                 "xesam:title", "s", "Test tone",
+                                 "xesam:title", "s", title,
                                  "xesam:url", "s", p->bus_name);
 }
 
@@ -288,7 +298,7 @@ static const sd_bus_vtable player_vtable[] = {
     SD_BUS_METHOD("PlayPause", "", "", method_play_pause, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD("Stop", "", "", method_stop, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_PROPERTY("PlaybackStatus", "s", property_status, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-    SD_BUS_PROPERTY("Metadata", "a{sv}", property_metadata, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+    SD_BUS_PROPERTY("Metadata", "a{sv}", property_metadata, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_PROPERTY("CanPause", "b", property_true, 0, SD_BUS_VTABLE_PROPERTY_CONST),
     SD_BUS_PROPERTY("CanPlay", "b", property_true, 0, SD_BUS_VTABLE_PROPERTY_CONST),
     SD_BUS_PROPERTY("CanControl", "b", property_true, 0, SD_BUS_VTABLE_PROPERTY_CONST),
@@ -332,6 +342,27 @@ static void bus_process(struct player *p) {
     bus_rearm(p);
 }
 
+// --flood: 50 signals every 10 ms. A queue sd-bus cannot write out fast
+// enough refuses more (ENOBUFS): those are not counted.
+static void on_flood_timer(void *data, uint64_t expirations) {
+    struct player *p = data;
+    bool metadata = strcmp(p->options->flood, "metadata") == 0;
+    for (int i = 0; i < 50; i++) {
+        if (metadata)
+            p->flooded++;
+        int r = sd_bus_emit_properties_changed(p->bus, "/org/mpris/MediaPlayer2", "org.mpris.MediaPlayer2.Player",
+                                               metadata ? "Metadata" : "PlaybackStatus", NULL);
+        if (r < 0) {
+            if (metadata)
+                p->flooded--;
+            break;
+        }
+        if (!metadata)
+            p->flooded++;
+    }
+    bus_process(p);
+}
+
 static void on_bus_io(void *data, int fd, uint32_t mask) { bus_process(data); }
 static void on_bus_timer(void *data, uint64_t expirations) { bus_process(data); }
 
@@ -352,6 +383,10 @@ static void on_stdin(void *data, int fd, uint32_t mask) {
         *newline = '\0';
         if (strcmp(p->line, "position") == 0)
             send_audio(p, "position");
+        else if (strcmp(p->line, "flood") == 0) {
+            printf("sent %lu\n", p->flooded);
+            fflush(stdout);
+        }
         else if (strcmp(p->line, "quit") == 0)
             leave(p, 0);
         size_t rest = p->used - (size_t)(newline + 1 - p->line);
@@ -389,6 +424,11 @@ static int player_start(struct player *p, struct pw_main_loop *loop, const struc
     p->stdin_io = pw_loop_add_io(l, STDIN_FILENO, SPA_IO_IN | SPA_IO_HUP, false, on_stdin, p);
     pw_loop_add_signal(l, SIGTERM, on_signal, p);
     pw_loop_add_signal(l, SIGINT, on_signal, p);
+    if (o->flood) {
+        struct timespec period = { 0, 10 * 1000 * 1000 };
+        p->flood_timer = pw_loop_add_timer(l, on_flood_timer, p);
+        pw_loop_update_timer(l, p->flood_timer, &period, &period, false);
+    }
     bus_process(p);
     return 0;
 }
@@ -406,11 +446,13 @@ int main(int argc, char *argv[]) {
         else if (strcmp(argv[i], "--vanish-on-pause") == 0) o.vanish_on_pause = true;
         else if (strcmp(argv[i], "--paused") == 0) o.paused = true;
         else if (strcmp(argv[i], "--name") == 0 && i + 1 < argc) o.suffix = argv[++i];
+        else if (strcmp(argv[i], "--flood") == 0 && i + 1 < argc &&
+                 (strcmp(argv[i + 1], "metadata") == 0 || strcmp(argv[i + 1], "status") == 0)) o.flood = argv[++i];
         else if (strcmp(argv[i], "-P") == 0 && i + 1 < argc) o.props = argv[++i];
         else if (strcmp(argv[i], "-r") == 0 && i + 1 < argc) o.remote = argv[++i];
         else {
             fprintf(stderr, "usage: pw-policy-test-player [--child] [--ignore-pause] [--vanish-on-pause] [--paused]\n"
-                            "                             [--name SUFFIX] [-P PROPS] [-r REMOTE]\n");
+                            "                             [--flood metadata|status] [--name SUFFIX] [-P PROPS] [-r REMOTE]\n");
             return 64;
         }
     }

@@ -107,7 +107,8 @@ enum Report {
             + "(max \(updates.map { String(Int($0.max)) } ?? "–"))."
     }
 
-    static func render(sizes: [SizeResult], idle: IdleResult?, meters: MeterResult? = nil, startups: [StartupResult]) -> String {
+    static func render(sizes: [SizeResult], idle: IdleResult?, meters: MeterResult? = nil, storm: BusStormResult? = nil,
+                       startups: [StartupResult]) -> String {
         var lines: [String] = []
         lines.append("### Reaction latency, seen by an independent observer client (ms)")
         lines.append("")
@@ -188,6 +189,24 @@ enum Report {
             for window in meters.windows {
                 lines.append(row([window.label, String(format: "%.0f", window.agentCPU * 1000), "\(window.agentWakeups)",
                                   String(format: "%.0f", window.wirePlumberCPU * 1000), "\(window.propsUpdates)"]))
+            }
+        }
+        if let storm {
+            lines.append("")
+            lines.append("### A player flooding the session bus: \(Int(storm.seconds)) s from the flood's start, \(storm.streams) streams playing")
+            lines.append("")
+            lines.append(row(["flood (50 PropertiesChanged every 10 ms)", "signals sent", "pw-policy CPU (ms)",
+                              "pw-policy context switches", "flooder CPU (ms)", "dbus-daemon CPU (ms)",
+                              "duck reaction p50 / p95 (ms)"]))
+            lines.append(row(["---", "---:", "---:", "---:", "---:", "---:", "---:"]))
+            func reaction(_ percentiles: Percentiles?) -> String {
+                percentiles.map { "\(milliseconds($0.p50)) / \(milliseconds($0.p95))" } ?? "—"
+            }
+            lines.append(row(["none", "0", "—", "—", "—", "—", reaction(storm.quietDuck)]))
+            for window in storm.windows {
+                lines.append(row([window.label, "\(window.signalsSent)", String(format: "%.0f", window.agentCPU * 1000),
+                                  "\(window.agentWakeups)", String(format: "%.0f", window.flooderCPU * 1000),
+                                  String(format: "%.0f", window.busCPU * 1000), reaction(window.duck)]))
             }
         }
         if let streams = startups.first?.streams {

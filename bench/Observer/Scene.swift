@@ -198,4 +198,7 @@ struct BenchOptions {
     var startupRuns = 5
     /// Extra arguments of `pw-policy run` (e.g. --log-level debug while investigating).
     var agentArguments: [String] = []
+    /// pw-policy-test-player, for the flood of the session bus (BusStormRun).
+    var testPlayer: String?
+    var stormSeconds = 10.0
 }

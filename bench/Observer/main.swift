@@ -4,6 +4,7 @@
 //   pw-policy-observer --remote SOCKET --agent PW_POLICY --loader PW_POLICY_LOAD
 //                      --sandbox DIR [--sizes 10,100,500] [--events 200] [--idle 60]
 //                      [--harm-events 50] [--hold-events N] [--startup-runs 5]
+//                      [--test-player PW_POLICY_TEST_PLAYER] [--storm-seconds 10]
 // Prints markdown tables on stdout and progress on stderr.
 import Foundation
 import PolicyCore
@@ -34,6 +35,8 @@ func parseOptions(_ arguments: [String]) throws -> BenchOptions {
     if let holds = values["hold-events"].flatMap(Int.init) { options.holdEvents = max(1, holds) }
     if let idle = values["idle"].flatMap(Double.init) { options.idleSeconds = idle }
     if let runs = values["startup-runs"].flatMap(Int.init) { options.startupRuns = max(0, runs) }
+    options.testPlayer = values["test-player"]
+    if let storm = values["storm-seconds"].flatMap(Double.init) { options.stormSeconds = storm }
     if let extra = values["agent-args"] { options.agentArguments = extra.split(separator: " ").map(String.init) }
     options.idleSize = options.sizes.contains(100) ? 100 : options.sizes.first ?? 0
     options.startupSize = options.sizes.max() ?? 0
@@ -68,6 +71,7 @@ func runBenchmark(_ options: BenchOptions) throws -> String {
     var sizes: [SizeResult] = []
     var idle: IdleResult?
     var meters: MeterResult?
+    var storm: BusStormResult?
     var startups: [StartupResult] = []
     for size in options.sizes.sorted() {
         note("\(size) background streams: starting them")
@@ -90,6 +94,11 @@ func runBenchmark(_ options: BenchOptions) throws -> String {
             idle = try measureIdle(scene: scene, streams: size, seconds: options.idleSeconds)
             note("\(size) streams: what a meter costs, 3 × 10 s")
             meters = try MeterRun.run(scene: scene, streams: size, seconds: 10)
+            if let testPlayer = options.testPlayer, options.stormSeconds > 0 {
+                note("\(size) streams: a player flooding the session bus, 2 × \(Int(options.stormSeconds)) s")
+                storm = try BusStormRun.run(scene: scene, testPlayer: testPlayer, streams: size,
+                                            seconds: options.stormSeconds, duckEvents: min(options.events, 20))
+            }
         }
         // After the memory and idle samples: it stops and restarts the agent.
         let harmEvents = HarmRun.events(requested: options.events, cap: options.harmEvents, streams: size)
@@ -105,7 +114,7 @@ func runBenchmark(_ options: BenchOptions) throws -> String {
             }
         }
     }
-    return Report.render(sizes: sizes, idle: idle, meters: meters, startups: startups)
+    return Report.render(sizes: sizes, idle: idle, meters: meters, storm: storm, startups: startups)
 }
 
 func measureIdle(scene: Scene, streams: Int, seconds: Double) throws -> IdleResult {

@@ -14,6 +14,9 @@ final class AgentSession {
     private let context: AgentContext
     private var executor: EffectExecutor!
     private var reconcileTimer: LoopTimer!
+    /// Holds back the reconciles of desktop changes after the first of a burst.
+    private var desktopTimer: LoopTimer!
+    private var lastDesktopReconcile = -Double.infinity
     private var meters: StreamMeters!
     private(set) var isReady = false
     private let wirePlumberProbe = WirePlumberVersionProbe()
@@ -28,6 +31,7 @@ final class AgentSession {
         mirror = GraphMirror(connection: connection)
         let actions = GraphActions(mirror: mirror)
         reconcileTimer = connection.loop.makeTimer { [unowned self] in self.reconcile() }
+        desktopTimer = connection.loop.makeTimer { [unowned self] in self.desktopReconcileDue() }
         meters = StreamMeters(connection: connection) { [unowned self] in self.scheduleReconcile() }
         executor = EffectExecutor(actions: actions, log: context.log, journalPath: context.journalPath,
                                   wakeUpTimer: connection.loop.makeTimer { [unowned self] in self.reconcile() },
@@ -105,9 +109,24 @@ final class AgentSession {
         executor.execute(context.core.mediaKey(key, observe()), flushingActionsFirst: true)
     }
 
-    /// The players, the desktop entries or Do Not Disturb changed:
-    /// reconcile (coalesced like graph changes).
-    func playersChanged() { scheduleReconcile() }
+    /// The players, the desktop entries, Do Not Disturb or the media-key
+    /// proxy changed: a reconcile at once, then at most one per
+    /// `desktopInterval` while they keep changing. A player that floods
+    /// the bus costs ten reconciles a second, not one per signal, and the
+    /// graph's own changes still reconcile on the next turn (docs/PLAYERS.md,
+    /// "A player that floods the bus").
+    func playersChanged() {
+        guard !desktopTimer.isPending else { return }
+        let wait = lastDesktopReconcile + Self.desktopInterval - MonotonicClock.now
+        if wait > 0 { desktopTimer.schedule(after: wait) } else { desktopReconcileDue() }
+    }
+
+    static let desktopInterval = 0.1
+
+    private func desktopReconcileDue() {
+        lastDesktopReconcile = MonotonicClock.now
+        scheduleReconcile()
+    }
 
     /// A reconcile on the loop's next turn, one for a burst of changes.
     private func scheduleReconcile() {
