@@ -46,6 +46,7 @@ public enum StatusRenderer {
                              + ["(the previous configuration stays in force)"]))
             }
             rows.append(("Silent mode", [agent.silentMode ? style.magenta("on") : "off"]))
+            if let presenting = agent.presenting { rows.append(("Presenting", presentingLines(presenting, style: style))) }
             if let players = agent.players { rows.append(("Players", [players])) }
         } else if snapshot.isRunning {
             rows.append(("State", [style.yellow("starting") + " (its metadata exists but it has published no status yet)"]))
@@ -75,6 +76,18 @@ public enum StatusRenderer {
             }
         }
         return out
+    }
+
+    /// `no`, or one line per screen cast shared, then what it does to alerts:
+    /// `yes: GNOME Shell screen cast, node 42, to node 57` / `alerts silenced (presenting.silence-alerts)`.
+    static func presentingLines(_ presenting: PresentingStatus, style: TextStyle) -> [String] {
+        guard presenting.isPresenting else { return ["no"] }
+        let casts = presenting.screenCasts.enumerated().map { index, cast in
+            (index == 0 ? style.magenta("yes") + ": " : "") + cast.description + ", to "
+                + cast.consumers.map { "node \($0)" }.joined(separator: ", ")
+        }
+        return casts + [presenting.silencesAlerts ? "alerts silenced (presenting.silence-alerts)"
+                                                  : "alerts play (presenting.silence-alerts = false)"]
     }
 
     /// `PipeWire 0.3.65 · WirePlumber 0.4.13 · fades: stepped (no native volume ramps before PipeWire 0.3.68)`,

@@ -91,6 +91,10 @@ public struct AgentCore: Sendable {
     private var linkWait = LinkWait()
     /// The streams metered on this connection (`AgentEffect.meter`).
     private var metered: [UInt32: UInt64] = [:]
+    /// The screen casts shared at the last reconcile: a change is an event
+    /// (docs/POLICY.md, "Presenting"). Not journaled: a restarted agent tells
+    /// of a cast it finds.
+    private var screenCasts: [ScreenCast] = []
 
     /// Statuses and events wait for `publish()`, which the executor runs
     /// once the gains have gone out (`AgentEffect.publish`): at hundreds of
@@ -105,6 +109,7 @@ public struct AgentCore: Sendable {
         var players: PlayerObservation
         var matches: [UInt32: PlayerMatch]
         var events: [(event: PolicyEvent, names: DecisionNames)]
+        var screenCasts: [ScreenCast]
     }
 
     public init(identity: Identity, config: LoadedConfig, journal: AgentJournal) throws {
@@ -167,6 +172,10 @@ public struct AgentCore: Sendable {
         let input = EngineInputBuilder.build(graph: graph, classified: classified, now: now,
                                              silentMode: journal.silentMode, resumeRequests: controls.resumeRequests,
                                              audibility: Metering.audibility(of: wantedMeters, meters: observation.meters))
+        if input.screenCasts != screenCasts {
+            effects += emit(presentingEvent(input.screenCasts, before: screenCasts), graph: graph)
+            screenCasts = input.screenCasts
+        }
         let decision = engine.decide(input, memory: journal.memory)
         journal.memory = decision.memory
         let plan = planner.plan(graph: graph, decisions: decision.streams, classified: classified,
@@ -203,7 +212,8 @@ public struct AgentCore: Sendable {
         }
         let events = (unpublished?.events ?? []) + decision.events.map { (event: $0, names: decision.names) }
         unpublished = Unpublished(graph: graph, classified: classified, decision: decision, controls: controls,
-                                  players: observation.players, matches: matches, events: events)
+                                  players: observation.players, matches: matches, events: events,
+                                  screenCasts: input.screenCasts)
         if wantedMeters != metered {
             metered = wantedMeters
             effects.append(.meter(wantedMeters))
@@ -369,6 +379,23 @@ public struct AgentCore: Sendable {
 
     /// Numbers an event, logs it at `level` (nil: logged already), and
     /// publishes it for `pw-policy monitor`.
+    /// `presenting: the screen is shared (GNOME Shell screen cast, node 42 to node 57); alerts silenced`,
+    /// or `presenting ended: …`.
+    private func presentingEvent(_ casts: [ScreenCast], before: [ScreenCast]) -> EventRecord {
+        let text: String
+        if casts.isEmpty {
+            text = "presenting ended: the screen is no longer shared"
+                + (config.config.settings.presentingSilencesAlerts ? "; alerts sound again" : "")
+        } else {
+            let shared = casts.map { cast in
+                "\(cast.description) to " + cast.consumers.map { "node \($0)" }.joined(separator: ", ")
+            }.joined(separator: "; ")
+            text = "presenting: the screen is shared (\(shared)); "
+                + (config.config.settings.presentingSilencesAlerts ? "alerts silenced" : "alerts play (presenting.silence-alerts = false)")
+        }
+        return EventRecord(seq: 0, type: "presenting", text: text)
+    }
+
     private mutating func emit(_ record: EventRecord, graph: Graph, level: LogLevel? = .info) -> [AgentEffect] {
         var record = record
         eventSeq += 1
@@ -445,7 +472,9 @@ public struct AgentCore: Sendable {
 
         let agent = AgentStatus(pid: identity.pid, version: identity.version, startedAt: identity.startedAt,
                                 configFiles: config.files, configError: configError, dryRun: identity.dryRun,
-                                silentMode: journal.silentMode, stack: published.stack, players: players.summary)
+                                silentMode: journal.silentMode, stack: published.stack, players: players.summary,
+                                presenting: PresentingStatus(screenCasts: pending.screenCasts,
+                                                             silencesAlerts: config.config.settings.presentingSilencesAlerts))
         for (key, value) in [(AgentProtocol.agentKey, StatusPublisher.json(agent)),
                              (AgentProtocol.outputsKey, StatusPublisher.json(StatusPublisher.outputs(graph: graph)))]
             where published.global[key] != value {

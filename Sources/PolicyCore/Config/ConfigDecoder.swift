@@ -25,7 +25,7 @@ public struct ConfigDecoder: Sendable {
     /// Settings added later: a configuration without them keeps working.
     public static let optionalSettingKeys = [
         "route.resume-on-return", "route.resume-on-return-ms", "duck.while-audible", "duck.quiet-hold-ms",
-        "solo-ambient.mix-with-playing",
+        "solo-ambient.mix-with-playing", "presenting.silence-alerts",
     ]
     public static let categoryTraitKeys = ["mixable", "silenced-in-silent-mode"]
     public static let interactionKeys = ["active", "incoming", "action", "level", "resumable", "why"]
@@ -82,14 +82,17 @@ private final class DecodeRun {
         let whileAudible = setting("duck.while-audible").map { bool($0, "duck.while-audible") } ?? true
         let quietHold = setting("duck.quiet-hold-ms").map { integer($0, "duck.quiet-hold-ms", ConfigDecoder.fadeRange) } ?? 300
         let soloMixes = setting("solo-ambient.mix-with-playing").map { bool($0, "solo-ambient.mix-with-playing") } ?? true
+        let presentingSilences = setting("presenting.silence-alerts").map { bool($0, "presenting.silence-alerts") } ?? true
         guard let duckLevel, let fadeDown, let fadeUp, let debounce, let defaultCategory, let defaultOptions, let inference,
-              let resumeOnReturn, let resumeWindow, let whileAudible, let quietHold, let soloMixes else {
+              let resumeOnReturn, let resumeWindow, let whileAudible, let quietHold, let soloMixes,
+              let presentingSilences else {
             return nil
         }
         return Settings(duckLevel: duckLevel, fadeDownMs: fadeDown, fadeUpMs: fadeUp, debounceMs: debounce,
                         defaultCategory: defaultCategory, defaultOptions: defaultOptions, inference: inference,
                         resumeOnReturn: resumeOnReturn, resumeOnReturnMs: resumeWindow,
-                        duckWhileAudible: whileAudible, duckQuietHoldMs: quietHold, soloAmbientMixesWithPlaying: soloMixes)
+                        duckWhileAudible: whileAudible, duckQuietHoldMs: quietHold, soloAmbientMixesWithPlaying: soloMixes,
+                        presentingSilencesAlerts: presentingSilences)
     }
 
     func categories(_ value: SPAJSON) -> [Category: CategoryTraits]? {

@@ -51,17 +51,22 @@ public struct Settings: Sendable, Equatable {
     /// as the seeds ask games to choose: starting a game never stops the
     /// music a person chose (docs/POLICY.md, "Games and the music").
     public var soloAmbientMixesWithPlaying: Bool
+    /// While the screen is shared (a screen cast linked to a consumer), system
+    /// sounds are silenced as during a recording (docs/POLICY.md, "Presenting").
+    public var presentingSilencesAlerts: Bool
 
     public init(duckLevel: Double, fadeDownMs: Int, fadeUpMs: Int, debounceMs: Int,
                 defaultCategory: Category, defaultOptions: Set<PolicyOption>, inference: Bool = true,
                 resumeOnReturn: Bool = false, resumeOnReturnMs: Int = 30_000,
-                duckWhileAudible: Bool = true, duckQuietHoldMs: Int = 300, soloAmbientMixesWithPlaying: Bool = true) {
+                duckWhileAudible: Bool = true, duckQuietHoldMs: Int = 300, soloAmbientMixesWithPlaying: Bool = true,
+                presentingSilencesAlerts: Bool = true) {
         self.duckLevel = duckLevel; self.fadeDownMs = fadeDownMs; self.fadeUpMs = fadeUpMs
         self.debounceMs = debounceMs; self.defaultCategory = defaultCategory
         self.defaultOptions = defaultOptions; self.inference = inference
         self.resumeOnReturn = resumeOnReturn; self.resumeOnReturnMs = resumeOnReturnMs
         self.duckWhileAudible = duckWhileAudible; self.duckQuietHoldMs = duckQuietHoldMs
         self.soloAmbientMixesWithPlaying = soloAmbientMixesWithPlaying
+        self.presentingSilencesAlerts = presentingSilencesAlerts
     }
 }
 

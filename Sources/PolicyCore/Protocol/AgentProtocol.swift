@@ -62,12 +62,28 @@ public struct AgentStatus: Codable, Sendable, Equatable {
     /// ("2 MPRIS players on the session bus", "not watched: no session bus
     /// (…)"); absent from agents older than this field (docs/PLAYERS.md).
     public var players: String?
+    /// Whether the screen is shared and whether that silences alerts
+    /// (docs/POLICY.md, "Presenting"); absent from agents older than this field.
+    public var presenting: PresentingStatus?
     public init(pid: Int32, version: String, startedAt: String, configFiles: [String], configError: String?,
-                dryRun: Bool, silentMode: Bool, stack: StackStatus? = nil, players: String? = nil) {
+                dryRun: Bool, silentMode: Bool, stack: StackStatus? = nil, players: String? = nil,
+                presenting: PresentingStatus? = nil) {
         self.pid = pid; self.version = version; self.startedAt = startedAt; self.configFiles = configFiles
         self.configError = configError; self.dryRun = dryRun; self.silentMode = silentMode; self.stack = stack
-        self.players = players
+        self.players = players; self.presenting = presenting
     }
+}
+
+/// `AgentStatus.presenting`: the screen casts shared now (none: not
+/// presenting) and whether presenting silences alerts
+/// (`presenting.silence-alerts`).
+public struct PresentingStatus: Codable, Sendable, Equatable {
+    public var screenCasts: [ScreenCast]
+    public var silencesAlerts: Bool
+    public init(screenCasts: [ScreenCast], silencesAlerts: Bool) {
+        self.screenCasts = screenCasts; self.silencesAlerts = silencesAlerts
+    }
+    public var isPresenting: Bool { !screenCasts.isEmpty }
 }
 
 /// `AgentStatus.stack`: which PipeWire and WirePlumber run, and what the
@@ -238,7 +254,7 @@ public struct EventRecord: Codable, Sendable, Equatable {
     public var seq: UInt64
     /// "stream-classified", "interruption-began", "interruption-ended", "duck-began",
     /// "duck-ended", "silenced", "unsilenced", "route-changed", "held-for-route",
-    /// "resumed", "silent-mode", "config-reloaded", "config-rejected".
+    /// "resumed", "silent-mode", "presenting", "config-reloaded", "config-rejected".
     public var type: String
     /// A one-line human description.
     public var text: String
