@@ -173,7 +173,7 @@ public struct AgentCore: Sendable {
                                              silentMode: journal.silentMode, resumeRequests: controls.resumeRequests,
                                              audibility: Metering.audibility(of: wantedMeters, meters: observation.meters))
         if input.screenCasts != screenCasts {
-            effects += emit(presentingEvent(input.screenCasts, before: screenCasts), graph: graph)
+            effects += emit(presentingEvent(input.screenCasts), graph: graph)
             screenCasts = input.screenCasts
         }
         let decision = engine.decide(input, memory: journal.memory)
@@ -377,11 +377,9 @@ public struct AgentCore: Sendable {
                                    type: value == nil ? nil : AgentProtocol.jsonType, value: value))
     }
 
-    /// Numbers an event, logs it at `level` (nil: logged already), and
-    /// publishes it for `pw-policy monitor`.
     /// `presenting: the screen is shared (GNOME Shell screen cast, node 42 to node 57); alerts silenced`,
     /// or `presenting ended: …`.
-    private func presentingEvent(_ casts: [ScreenCast], before: [ScreenCast]) -> EventRecord {
+    private func presentingEvent(_ casts: [ScreenCast]) -> EventRecord {
         let text: String
         if casts.isEmpty {
             text = "presenting ended: the screen is no longer shared"
@@ -396,6 +394,8 @@ public struct AgentCore: Sendable {
         return EventRecord(seq: 0, type: "presenting", text: text)
     }
 
+    /// Numbers an event, logs it at `level` (nil: logged already), and
+    /// publishes it for `pw-policy monitor`.
     private mutating func emit(_ record: EventRecord, graph: Graph, level: LogLevel? = .info) -> [AgentEffect] {
         var record = record
         eventSeq += 1
