@@ -98,6 +98,10 @@ let package = Package(
         // sink) for integration tests, driven by stdin (docs/TESTING.md, "The test card").
         .executableTarget(name: "pw-policy-test-card", dependencies: ["CPipeWire"], path: "Tests/TestCard",
                           cSettings: pipewireC, linkerSettings: [.linkedLibrary("pipewire-0.3")]),
+        // A screen cast as GNOME Shell makes one, and an app consuming it as
+        // libwebrtc does, for the presenting tests (docs/POLICY.md, "Presenting").
+        .executableTarget(name: "pw-policy-test-screencast", path: "Tests/TestScreenCast",
+                          cSettings: pipewireC, linkerSettings: [.linkedLibrary("pipewire-0.3")]),
         // An MPRIS player with a tone stream, on the session bus and PipeWire, driven
         // over D-Bus and stdin, for the player tests (docs/PLAYERS.md, "The test player").
         .executableTarget(name: "pw-policy-test-player", dependencies: ["CPipeWire"], path: "Tests/TestPlayer",

@@ -48,6 +48,7 @@ public enum StatusRenderer {
             rows.append(("Silent mode", [(agent.silentMode ? style.magenta("on") : "off")
                                          + (agent.silentModeReason.map { " (\($0))" } ?? "")]))
             if let doNotDisturb = agent.doNotDisturb { rows.append(("Do Not Disturb", [doNotDisturb])) }
+            if let presenting = agent.presenting { rows.append(("Presenting", presentingLines(presenting, style: style))) }
             if let players = agent.players { rows.append(("Players", [players])) }
             if let keys = agent.mediaKeys {
                 rows.append(("Media keys", ["→ " + keys.text] + (keys.lastKey.map { ["last key: " + $0] } ?? [])))
@@ -80,6 +81,18 @@ public enum StatusRenderer {
             }
         }
         return out
+    }
+
+    /// `no`, or one line per screen cast shared, then what it does to alerts:
+    /// `yes: GNOME Shell screen cast, node 42, to node 57` / `alerts silenced (presenting.silence-alerts)`.
+    static func presentingLines(_ presenting: PresentingStatus, style: TextStyle) -> [String] {
+        guard presenting.isPresenting else { return ["no"] }
+        let casts = presenting.screenCasts.enumerated().map { index, cast in
+            (index == 0 ? style.magenta("yes") + ": " : "") + cast.description + ", to "
+                + cast.consumers.map { "node \($0)" }.joined(separator: ", ")
+        }
+        return casts + [presenting.silencesAlerts ? "alerts silenced (presenting.silence-alerts)"
+                                                  : "alerts play (presenting.silence-alerts = false)"]
     }
 
     /// `PipeWire 0.3.65 · WirePlumber 0.4.13 · fades: stepped (no native volume ramps before PipeWire 0.3.68)`,

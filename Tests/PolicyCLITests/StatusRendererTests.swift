@@ -18,6 +18,45 @@ import Testing
         #expect(line(containing: "Silent mode:")?.hasSuffix("off") == true)
     }
 
+    /// A row's further lines, under its first after the label ("Silent mode" is the widest).
+    static let continuation = String(repeating: " ", count: "Silent mode: ".count)
+
+    /// Presenting (docs/POLICY.md): each screen cast shared and what it does
+    /// to alerts, in the text and the JSON; an older agent's status has no row.
+    @Test(arguments: [
+        (PresentingStatus?.none, [String]()),
+        (PresentingStatus(screenCasts: [], silencesAlerts: true), ["Presenting:  no"]),
+        (PresentingStatus(screenCasts: [ScreenCast(node: 42, implementation: "GNOME Shell", consumers: [57, 61])],
+                          silencesAlerts: true),
+         ["Presenting:  yes: GNOME Shell screen cast, node 42, to node 57, node 61",
+          StatusRendererTests.continuation + "alerts silenced (presenting.silence-alerts)"]),
+        (PresentingStatus(screenCasts: [ScreenCast(node: 42, implementation: "KWin", consumers: [57])], silencesAlerts: false),
+         ["Presenting:  yes: KWin screen cast, node 42, to node 57",
+          StatusRendererTests.continuation + "alerts play (presenting.silence-alerts = false)"]),
+    ])
+    func agentSectionSaysWhetherTheScreenIsShared(presenting: PresentingStatus?, expected: [String]) throws {
+        var graph = Fixtures.busyGraph
+        let id = try #require(graph.metadata(named: AgentProtocol.metadataName)?.id)
+        var agent = Fixtures.agent
+        agent.presenting = presenting
+        graph.metadata[id]?.entries[0]?[AgentProtocol.agentKey]?.value = Fixtures.json(agent)
+        let view = StatusView(remote: "pipewire-0", graph: graph, graphOutputs: [])
+        // Without the tree's branches: the row's place among the others may change.
+        let lines = StatusRenderer.text(view).split(separator: "\n").map { String($0.dropFirst(4)) }
+        var shown: [String] = []
+        if let row = lines.firstIndex(where: { $0.hasPrefix("Presenting:") }) {
+            shown = [lines[row]] + lines[(row + 1)...].prefix { $0.hasPrefix(Self.continuation) }
+        }
+        #expect(shown == expected)
+        let json = StatusRenderer.json(view)
+        let objects = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
+        let info = try #require(objects.first?["info"] as? [String: Any])
+        let published = info["presenting"] as? [String: Any]
+        #expect((published == nil) == (presenting == nil))
+        #expect((published?["screenCasts"] as? [[String: Any]])?.first?["node"] as? Int == presenting?.screenCasts.first.map { Int($0.node) })
+        #expect(published?["silencesAlerts"] as? Bool == presenting?.silencesAlerts)
+    }
+
     @Test func agentSectionShowsTheStackAfterTheRemote() throws {
         let lines = text.split(separator: "\n").map(String.init)
         let stack = try #require(lines.firstIndex { $0.contains("Stack:") })

@@ -200,6 +200,48 @@ import Testing
         #expect(daemon.logs.contains { $0.level == .info && $0.text == "silent mode on (set by the user): the user's choice" })
     }
 
+    /// A screen cast linked to a consumer silences the alert, says so in the
+    /// agent's status and an event, and its end restores the alert
+    /// (docs/POLICY.md, "Presenting").
+    @Test func aSharedScreenSilencesAlertsAndItsEndRestoresThem() throws {
+        var daemon = try InMemoryDaemon()
+        daemon.connect()
+        daemon.play(10, role: "Music", app: "player")
+        daemon.play(30, role: "Notification", app: "chat")
+        daemon.settle()
+        #expect(daemon.gain(30) == 1)
+        func presenting() throws -> PresentingStatus? {
+            let text = try #require(daemon.agentEntry(AgentProtocol.agentKey))
+            return try JSONDecoder().decode(AgentStatus.self, from: Data(text.utf8)).presenting
+        }
+        #expect(try presenting() == PresentingStatus(screenCasts: [], silencesAlerts: true))
+
+        // GNOME's cast, then a browser receiving it.
+        daemon.graph.nodes[50] = Graph.Node(id: 50, props: ["media.class": "Stream/Output/Video", "node.name": "gnome-shell",
+                                                            "media.name": "meta-screen-cast-src"], state: .running)
+        daemon.graph.nodes[51] = Graph.Node(id: 51, props: ["media.class": "Stream/Input/Video", "node.name": "firefox",
+                                                            "media.name": "webrtc-consume-stream"], state: .running)
+        daemon.settle()
+        #expect(daemon.gain(30) == 1, "a cast nobody receives shares nothing")
+        daemon.graph.links[60] = Graph.Link(id: 60, outputNode: 50, outputPort: 501, inputNode: 51, inputPort: 510, state: .active)
+        daemon.settle()
+        #expect(daemon.gain(30) == 0)
+        #expect(daemon.gain(10) == 1, "the music plays on")
+        let cast = ScreenCast(node: 50, implementation: "GNOME Shell", consumers: [51])
+        #expect(try presenting() == PresentingStatus(screenCasts: [cast], silencesAlerts: true))
+        #expect(daemon.status(30)?.explanation.first
+                == "silenced: the screen is being shared (GNOME Shell screen cast, node 50; presenting.silence-alerts)")
+        #expect(daemon.logs.contains {
+            $0.text == "presenting: the screen is shared (GNOME Shell screen cast, node 50 to node 51); alerts silenced"
+        })
+
+        daemon.graph.links[60] = nil
+        daemon.settle()
+        #expect(daemon.gain(30) == 1, "the sharing ended")
+        #expect(try presenting() == PresentingStatus(screenCasts: [], silencesAlerts: true))
+        #expect(daemon.logs.contains { $0.text == "presenting ended: the screen is no longer shared; alerts sound again" })
+    }
+
     @Test func aNewConnectionGetsThePersistedSettingsFirst() throws {
         var journal = AgentJournal()
         journal.silentChoice = .on

@@ -243,6 +243,8 @@ enum ShippedConfigFile {
         MarkedFragment("settings = { default.options = ▸mix-with-others }",
                        "default.options: expected an array of options, got a string \"mix-with-others\""),
         MarkedFragment("settings = { inference = ▸yes }", "inference: expected a boolean (true or false), got a string \"yes\""),
+        MarkedFragment("settings = { presenting.silence-alerts = ▸on }",
+                       "presenting.silence-alerts: expected a boolean (true or false), got a string \"on\""),
         MarkedFragment("settings = ▸[ 1 ]", "settings: expected an object, got an array"),
         MarkedFragment("▸colours = {}", "unknown section 'colours' in the configuration; expected one of: settings, categories, interactions, rules"),
         // categories

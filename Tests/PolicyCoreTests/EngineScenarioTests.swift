@@ -71,6 +71,8 @@ struct Step {
     var outputs: [OutputInput]? = nil
     var defaultOutput: UInt32? = speakers.id
     var silent = false
+    /// The screen casts shared this step (presenting).
+    var screenCasts: [ScreenCast] = []
     var resume: [String] = []
     /// Where running streams play this step, when not their usual output.
     var playingOn: [String: UInt32] = [:]
@@ -84,11 +86,12 @@ struct Step {
 
     static func at(_ time: Double?, running: [String] = [], unlinked: [String] = [], present: [String]? = nil,
                    outputs: [OutputInput]? = nil,
-                   defaultOutput: UInt32? = speakers.id, silent: Bool = false, resume: [String] = [],
-                   playingOn: [String: UInt32] = [:], expect: [String: Expect] = [:],
+                   defaultOutput: UInt32? = speakers.id, silent: Bool = false, screenCasts: [ScreenCast] = [],
+                   resume: [String] = [], playingOn: [String: UInt32] = [:], expect: [String: Expect] = [:],
                    events: [ExpectedEvent]? = nil, wakeup: Double?? = nil) -> Step {
         Step(at: time, running: running, unlinked: unlinked, present: present, outputs: outputs, defaultOutput: defaultOutput,
-             silent: silent, resume: resume, playingOn: playingOn, expect: expect, events: events, wakeup: wakeup)
+             silent: silent, screenCasts: screenCasts, resume: resume, playingOn: playingOn, expect: expect, events: events,
+             wakeup: wakeup)
     }
 
     /// A step at the time the previous decision asked to be woken.
@@ -148,7 +151,8 @@ struct Scenario {
                              unlinked: step.unlinked.contains(stream.name), audibility: step.metered[stream.name])
             }
             let input = PolicyInput(now: now, streams: inputs, outputs: outputs, defaultOutput: step.defaultOutput,
-                                    silentMode: step.silent, resumeRequests: Set(step.resume.map { stream($0).id }))
+                                    silentMode: step.silent, resumeRequests: Set(step.resume.map { stream($0).id }),
+                                    screenCasts: step.screenCasts)
             let decision = engine.decide(input, memory: memory)
             check(step, number: number + 1, decision, sourceLocation: sourceLocation)
             memory = decision.memory

@@ -97,6 +97,10 @@ public struct AgentCore: Sendable {
     private var linkWait = LinkWait()
     /// The streams metered on this connection (`AgentEffect.meter`).
     private var metered: [UInt32: UInt64] = [:]
+    /// The screen casts shared at the last reconcile: a change is an event
+    /// (docs/POLICY.md, "Presenting"). Not journaled: a restarted agent tells
+    /// of a cast it finds.
+    private var screenCasts: [ScreenCast] = []
 
     /// The media keys (docs/PLAYERS.md, "Media keys"): what they remember,
     /// where they go as of the latest reconcile, what that one saw.
@@ -127,6 +131,7 @@ public struct AgentCore: Sendable {
         var events: [(event: PolicyEvent, names: DecisionNames)]
         var silentMode: SilentMode
         var doNotDisturb: DoNotDisturb
+        var screenCasts: [ScreenCast]
     }
 
     public init(identity: Identity, config: LoadedConfig, journal: AgentJournal) throws {
@@ -190,6 +195,10 @@ public struct AgentCore: Sendable {
                                              silentMode: silentMode.isOn, silentModeReason: silentMode.reason,
                                              resumeRequests: resumeRequests,
                                              audibility: Metering.audibility(of: wantedMeters, meters: observation.meters))
+        if input.screenCasts != screenCasts {
+            effects += emit(presentingEvent(input.screenCasts), graph: graph)
+            screenCasts = input.screenCasts
+        }
         let decision = engine.decide(input, memory: journal.memory)
         journal.memory = decision.memory
         let plan = planner.plan(graph: graph, decisions: decision.streams, classified: classified,
@@ -233,7 +242,8 @@ public struct AgentCore: Sendable {
         let events = (unpublished?.events ?? []) + decision.events.map { (event: $0, names: decision.names) }
         unpublished = Unpublished(graph: graph, classified: classified, decision: decision, controls: controls,
                                   players: observation.players, matches: matches, events: events,
-                                  silentMode: silentMode, doNotDisturb: observation.doNotDisturb)
+                                  silentMode: silentMode, doNotDisturb: observation.doNotDisturb,
+                                  screenCasts: input.screenCasts)
         if wantedMeters != metered {
             metered = wantedMeters
             effects.append(.meter(wantedMeters))
@@ -517,6 +527,23 @@ public struct AgentCore: Sendable {
                                    type: value == nil ? nil : AgentProtocol.jsonType, value: value))
     }
 
+    /// `presenting: the screen is shared (GNOME Shell screen cast, node 42 to node 57); alerts silenced`,
+    /// or `presenting ended: …`.
+    private func presentingEvent(_ casts: [ScreenCast]) -> EventRecord {
+        let text: String
+        if casts.isEmpty {
+            text = "presenting ended: the screen is no longer shared"
+                + (config.config.settings.presentingSilencesAlerts ? "; alerts sound again" : "")
+        } else {
+            let shared = casts.map { cast in
+                "\(cast.description) to " + cast.consumers.map { "node \($0)" }.joined(separator: ", ")
+            }.joined(separator: "; ")
+            text = "presenting: the screen is shared (\(shared)); "
+                + (config.config.settings.presentingSilencesAlerts ? "alerts silenced" : "alerts play (presenting.silence-alerts = false)")
+        }
+        return EventRecord(seq: 0, type: "presenting", text: text)
+    }
+
     /// Numbers an event, logs it at `level` (nil: logged already), and
     /// publishes it for `pw-policy monitor`.
     private mutating func emit(_ record: EventRecord, graph: Graph, level: LogLevel? = .info) -> [AgentEffect] {
@@ -597,7 +624,9 @@ public struct AgentCore: Sendable {
                                 configFiles: config.files, configError: configError, dryRun: identity.dryRun,
                                 silentMode: pending.silentMode.isOn, stack: published.stack, players: players.summary,
                                 silentModeReason: pending.silentMode.reason, silentChoice: journal.silentChoice,
-                                doNotDisturb: pending.doNotDisturb.summary, mediaKeys: mediaKeysStatus)
+                                doNotDisturb: pending.doNotDisturb.summary, mediaKeys: mediaKeysStatus,
+                                presenting: PresentingStatus(screenCasts: pending.screenCasts,
+                                                             silencesAlerts: config.config.settings.presentingSilencesAlerts))
         for (key, value) in [(AgentProtocol.agentKey, StatusPublisher.json(agent)),
                              (AgentProtocol.outputsKey, StatusPublisher.json(StatusPublisher.outputs(graph: graph)))]
             where published.global[key] != value {

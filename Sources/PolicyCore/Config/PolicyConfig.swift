@@ -62,13 +62,16 @@ public struct Settings: Sendable, Equatable {
     /// player that sends the media keys to the player a person means
     /// (docs/PLAYERS.md, "Media keys").
     public var mediaKeys: Bool
+    /// While the screen is shared (a screen cast linked to a consumer), system
+    /// sounds are silenced as during a recording (docs/POLICY.md, "Presenting").
+    public var presentingSilencesAlerts: Bool
 
     public init(duckLevel: Double, fadeDownMs: Int, fadeUpMs: Int, debounceMs: Int,
                 defaultCategory: Category, defaultOptions: Set<PolicyOption>, inference: Bool = true,
                 resumeOnReturn: Bool = false, resumeOnReturnMs: Int = 30_000,
                 duckWhileAudible: Bool = true, duckQuietHoldMs: Int = 300, soloAmbientMixesWithPlaying: Bool = true,
                 followDoNotDisturb: Bool = true, doNotDisturbSources: [DoNotDisturbSource] = [],
-                mediaKeys: Bool = true) {
+                mediaKeys: Bool = true, presentingSilencesAlerts: Bool = true) {
         self.duckLevel = duckLevel; self.fadeDownMs = fadeDownMs; self.fadeUpMs = fadeUpMs
         self.debounceMs = debounceMs; self.defaultCategory = defaultCategory
         self.defaultOptions = defaultOptions; self.inference = inference
@@ -77,6 +80,7 @@ public struct Settings: Sendable, Equatable {
         self.soloAmbientMixesWithPlaying = soloAmbientMixesWithPlaying
         self.followDoNotDisturb = followDoNotDisturb; self.doNotDisturbSources = doNotDisturbSources
         self.mediaKeys = mediaKeys
+        self.presentingSilencesAlerts = presentingSilencesAlerts
     }
 
     /// Every Do Not Disturb mechanism watched: the built-in ones, then the config's.

@@ -110,6 +110,8 @@ struct WorkingSession {
     var duckers: [Effect] = []
     var silencer: Effect?
     var silencedBySilentMode = false
+    /// A system sound while the screen is shared (docs/POLICY.md, "Presenting").
+    var silencedWhilePresenting = false
     /// A solo-ambient session mixing as ambient because this earlier session
     /// of another app was playing when it started (`yieldToPlayingAudio`).
     var mixesBecause: Int?
@@ -119,7 +121,10 @@ struct WorkingSession {
     var standby: Standby?
 
     var duckLevel: Double? { duckers.lazy.map(\.level).min() }
-    var isSilenced: Bool { silencedBySilentMode || silencer != nil }
+    var isSilenced: Bool { silencedOutright || silencer != nil }
+    /// Silenced whatever else plays (silent mode, presenting): it is not
+    /// heard, so it takes no part in holds and effects.
+    var silencedOutright: Bool { silencedBySilentMode || silencedWhilePresenting }
     /// Ducking is remembered (and reported) only for sessions not held.
     var rememberedDuck: Double? { takesPart && hold == nil ? duckLevel : nil }
 

@@ -17,7 +17,8 @@ public enum EngineInputBuilder {
         }
         return PolicyInput(now: now, streams: streams, outputs: OutputDetection.outputs(in: graph),
                            defaultOutput: OutputDetection.defaultOutput(in: graph), silentMode: silentMode,
-                           silentModeReason: silentModeReason, resumeRequests: resumeRequests)
+                           silentModeReason: silentModeReason, resumeRequests: resumeRequests,
+                           screenCasts: ScreenCastDetection.casts(in: graph))
     }
 
     /// The node a playback stream's output ports are linked to (its sink);

@@ -110,12 +110,16 @@ public struct PolicyInput: Sendable, Equatable {
     public var silentModeReason: String
     /// Streams the user asked to resume (`pw-policy resume`) since the last decision.
     public var resumeRequests: Set<UInt32>
+    /// The screen casts shared now: while there is one, the session is
+    /// presenting (docs/POLICY.md, "Presenting").
+    public var screenCasts: [ScreenCast]
 
     public init(now: Double, streams: [StreamInput], outputs: [OutputInput], defaultOutput: UInt32? = nil,
-                silentMode: Bool = false, silentModeReason: String = "", resumeRequests: Set<UInt32> = []) {
+                silentMode: Bool = false, silentModeReason: String = "", resumeRequests: Set<UInt32> = [],
+                screenCasts: [ScreenCast] = []) {
         self.now = now; self.streams = streams; self.outputs = outputs
         self.defaultOutput = defaultOutput; self.silentMode = silentMode; self.silentModeReason = silentModeReason
-        self.resumeRequests = resumeRequests
+        self.resumeRequests = resumeRequests; self.screenCasts = screenCasts
     }
 }
 
@@ -135,7 +139,7 @@ public struct StreamDecision: Sendable, Equatable {
     /// The policy gain (Props `volume`): 1.0, a duck level, or 0.
     public var gain: Double
     public var hold: HoldReason?
-    /// Silent mode or a silence-incoming rule keeps it at gain 0 (it stays linked).
+    /// Silent mode, presenting or a silence-incoming rule keeps it at gain 0 (it stays linked).
     public var silenced: Bool
     /// Sessions ducking this one, if any.
     public var duckedBy: [SessionKey]
@@ -246,7 +250,7 @@ public struct EngineMemory: Sendable, Equatable, Codable {
     /// written before ports were followed.
     public var outputPorts: [UInt32: String]?
     public var defaultOutput: UInt32?
-    /// Sessions silenced (silent mode or silence-incoming) in the previous decision.
+    /// Sessions silenced (silent mode, presenting or silence-incoming) in the previous decision.
     public var silenced: Set<SessionKey>
     /// The app names of those that are not active: they have no `sessions`
     /// entry, yet their unsilenced event must name them after their streams

@@ -24,6 +24,9 @@ extension DecisionRun {
             if sessions[index].silencedBySilentMode {
                 effects.append(EffectLine(kind: .silentMode, by: ClassCode.categoryIndex(sessions[index].category), rule: -1))
             }
+            if sessions[index].silencedWhilePresenting, let cast = silencingScreenCast {
+                effects.append(EffectLine(kind: .presenting, by: Int(cast.node), rule: -1))
+            }
             if let silencer = sessions[index].silencer {
                 effects.append(EffectLine(kind: .silenced, by: silencer.by, rule: silencer.rule))
             }
@@ -72,6 +75,8 @@ extension DecisionRun {
         case .silentMode:
             "silenced: silent mode\(input.silentModeReason.isEmpty ? "" : ", \(input.silentModeReason)")"
                 + " (\(ClassCode.categories[effect.by].rawValue) is silenced in silent mode)"
+        case .presenting:
+            "silenced: the screen is being shared (\(silencingScreenCast?.description ?? "node \(effect.by)"); presenting.silence-alerts)"
         case .silenced:
             "silenced while \(appName(effect.by)) is active (\(ruleReference(effect.rule)))"
         case .ducked:
@@ -134,13 +139,15 @@ struct ExplanationCache {
 struct EffectLine: Hashable {
     enum Kind: Hashable {
         case waiting, interruptedResumable, interrupted, silentMode, silenced, ducked
+        /// A system sound while the screen is shared (`by`: the screen cast's node).
+        case presenting
         /// An inactive session: what it would meet if it started now.
         case standbyWait, standbySilenced, standbyDucked
         /// A solo-ambient session that started while another app played.
         case mixesAsAmbient
     }
     var kind: Kind
-    /// The other session (for silent mode: the category index).
+    /// The other session (for silent mode: the category index; presenting: the cast's node).
     var by: Int
     var rule: Int
     var level: Double = 0

@@ -19,6 +19,7 @@ public struct PolicyEngine: Sendable {
         run.computeActivity()
         run.yieldToPlayingAudio()
         run.silenceForSilentMode()
+        run.silenceWhilePresenting()
         run.orderActiveSessions()
         run.resolveHolds()
         run.resolveEffects()

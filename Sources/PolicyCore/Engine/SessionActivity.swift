@@ -189,11 +189,12 @@ extension DecisionRun {
     }
 
     /// Active sessions that take part in interactions, oldest first; ties by key.
-    /// Sessions silent mode silences take no part either: they are not heard,
-    /// so they must not interrupt or duck anyone (a muted game stopping the music).
+    /// Sessions silent mode (or presenting) silences take no part either: they
+    /// are not heard, so they must not interrupt or duck anyone (a muted game
+    /// stopping the music).
     mutating func orderActiveSessions() {
         activationOrder = sessions.indices.filter {
-            sessions[$0].active && sessions[$0].takesPart && !sessions[$0].silencedBySilentMode
+            sessions[$0].active && sessions[$0].takesPart && !sessions[$0].silencedOutright
         }
         activationOrder.sort {
             let (a, b) = (sessions[$0].activeSince, sessions[$1].activeSince)

@@ -136,7 +136,7 @@ extension DecisionRun {
         guard !presentClasses.isEmpty else { return }
         let defaultLevel = config.settings.duckLevel
         for index in sessions.indices where !sessions[index].active && sessions[index].takesPart
-            && !sessions[index].silencedBySilentMode {
+            && !sessions[index].silencedOutright {
             let (incoming, app) = (sessions[index].classCode, sessions[index].app)
             var standby: Standby?
             for active in presentClasses {

@@ -81,14 +81,17 @@ public struct AgentStatus: Codable, Sendable, Equatable {
     /// Where the media keys go and why; absent from agents older than this
     /// field (docs/PLAYERS.md, "Media keys").
     public var mediaKeys: MediaKeysStatus?
+    /// Whether the screen is shared and whether that silences alerts
+    /// (docs/POLICY.md, "Presenting"); absent from agents older than this field.
+    public var presenting: PresentingStatus?
     public init(pid: Int32, version: String, startedAt: String, configFiles: [String], configError: String?,
                 dryRun: Bool, silentMode: Bool, stack: StackStatus? = nil, players: String? = nil,
                 silentModeReason: String? = nil, silentChoice: SilentChoice? = nil, doNotDisturb: String? = nil,
-                mediaKeys: MediaKeysStatus? = nil) {
+                mediaKeys: MediaKeysStatus? = nil, presenting: PresentingStatus? = nil) {
         self.pid = pid; self.version = version; self.startedAt = startedAt; self.configFiles = configFiles
         self.configError = configError; self.dryRun = dryRun; self.silentMode = silentMode; self.stack = stack
         self.players = players; self.silentModeReason = silentModeReason; self.silentChoice = silentChoice
-        self.doNotDisturb = doNotDisturb; self.mediaKeys = mediaKeys
+        self.doNotDisturb = doNotDisturb; self.mediaKeys = mediaKeys; self.presenting = presenting
     }
 }
 
@@ -109,6 +112,18 @@ public struct MediaKeysStatus: Codable, Sendable, Equatable {
     public init(target: String?, reason: String, text: String, lastKey: String? = nil) {
         self.target = target; self.reason = reason; self.text = text; self.lastKey = lastKey
     }
+}
+
+/// `AgentStatus.presenting`: the screen casts shared now (none: not
+/// presenting) and whether presenting silences alerts
+/// (`presenting.silence-alerts`).
+public struct PresentingStatus: Codable, Sendable, Equatable {
+    public var screenCasts: [ScreenCast]
+    public var silencesAlerts: Bool
+    public init(screenCasts: [ScreenCast], silencesAlerts: Bool) {
+        self.screenCasts = screenCasts; self.silencesAlerts = silencesAlerts
+    }
+    public var isPresenting: Bool { !screenCasts.isEmpty }
 }
 
 /// `AgentStatus.stack`: which PipeWire and WirePlumber run, and what the
@@ -279,7 +294,7 @@ public struct EventRecord: Codable, Sendable, Equatable {
     public var seq: UInt64
     /// "stream-classified", "interruption-began", "interruption-ended", "duck-began",
     /// "duck-ended", "silenced", "unsilenced", "route-changed", "held-for-route",
-    /// "resumed", "silent-mode", "config-reloaded", "config-rejected", "media-key".
+    /// "resumed", "silent-mode", "presenting", "config-reloaded", "config-rejected", "media-key".
     public var type: String
     /// A one-line human description.
     public var text: String
