@@ -41,6 +41,13 @@ public final class DoNotDisturbObserver {
         settleTimer = loop.busTimer { [weak self] in self?.settleFlapping() }
     }
 
+    /// Its timer and subscriptions go before the bus (and the loop the bus
+    /// may be the last to hold).
+    deinit {
+        settleTimer = nil
+        matches = []
+    }
+
     private var busNames: [String] {
         var names: [String] = []
         for case .busProperty(let busName, _, _, _) in sources.map(\.mechanism) where !names.contains(busName) {

@@ -59,6 +59,14 @@ public final class MPRISObserver {
         pollTimer = bus.makeTimer { [weak self] in self?.pollFlooders() }
     }
 
+    /// Its timer and subscriptions go before the bus (and the loop the bus
+    /// may be the last to hold).
+    deinit {
+        pollTimer = nil
+        entries = [:]
+        matches = []
+    }
+
     /// The players reported so far.
     public var players: PlayerSet { lastReported ?? .empty }
 

@@ -97,7 +97,7 @@ extension TimingSensitiveSuites {
             // the next node that gets that id.
             #expect(fresh.wait { $0.metadata(named: AgentProtocol.metadataName)?.entries[4242] == nil })
             #expect(scene.agent?.isRunning == true, "the agent died:\n\(scene.log)")
-            #expect(scene.log.contains("is not true or false"))
+            #expect(scene.log.contains("is not true, false or follow"))
         }
 
         @Test func theAgentReconnectsAfterPipeWireRestartsAndReapplies() throws {

@@ -79,7 +79,9 @@ struct StackTests {
         #expect((stack["capabilities"] as? [String: Any])?["nativeVolumeRamps"] as? Bool == real.hasNativeRamps)
 
         let text = try scene.cli(["status"])
-        #expect(text.stdout.contains(" ├─ Stack:       \(real.summary)\n"), "stdout: \(text.stdout)")
+        #expect(text.stdout.split(separator: "\n").contains {
+            $0.hasPrefix(" ├─ Stack: ") && $0.dropFirst(" ├─ Stack:".count).trimmingCharacters(in: .whitespaces) == real.summary
+        }, "stdout: \(text.stdout)")
         #expect(scene.log.contains("stack: \(real.summary) (WirePlumber pid \(real.wirePlumberPID))"), "log: \(scene.log)")
 
         // Without the agent the CLI finds the same by itself.
