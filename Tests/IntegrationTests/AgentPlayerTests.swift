@@ -36,6 +36,36 @@ extension TimingSensitiveSuites {
             #expect(explain.stdout.contains("matched by same process (\(mpv.pid))"))
         }
 
+        /// A player flooding the bus leaves the agent following the graph
+        /// at once: during the flood, an alert in silent mode is silenced.
+        /// What the flood costs is printed ("bus storm: …"), not asserted;
+        /// bench/run measures it (docs/PLAYERS.md, "A player that floods the bus").
+        @Test func aPlayerFloodingTheBusLeavesTheAgentFollowingTheGraph() throws {
+            let scene = try AgentScene()
+            let player = try TestPlayer(sandbox: scene.sandbox, name: "storm", options: ["--flood", "metadata"]) {
+                scene.client.pump(0.05)
+            }
+            defer { player.process.stop() }
+            #expect(scene.client.wait(timeout: 5) { _ in scene.log.contains("sends more than 100 PropertiesChanged a second") },
+                    "the agent never stopped listening to the flood:\n\(scene.log)")
+            func cpu(_ pid: Int32) -> Double {
+                guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                      let close = stat.lastIndex(of: ")") else { return 0 }
+                let fields = stat[stat.index(after: close)...].split(separator: " ")
+                return ((Double(fields[11]) ?? 0) + (Double(fields[12]) ?? 0)) / Double(sysconf(Int32(_SC_CLK_TCK)))
+            }
+            let agentPID = try #require(scene.agent?.pid)
+            let agentBefore = cpu(agentPID), playerBefore = cpu(player.pid)
+            #expect(try scene.cli(["silent", "on"]).status == 0)
+            let alert = try scene.play("alert", role: "Notification")
+            defer { alert.stop() }
+            #expect(scene.waitForVolume("alert", 0), "\(scene.describe(["alert"]))")
+            scene.client.pump(3)
+            print(String(format: "bus storm: in the ~3.5 s after the agent stopped listening, the agent used %.3f s of CPU, the flooding player %.3f s",
+                         cpu(agentPID) - agentBefore, cpu(player.pid) - playerBefore))
+            #expect(scene.agentStatus()?.players == "1 MPRIS player on the session bus")
+        }
+
         @Test func withoutASessionBusTheAgentSaysSoOnceAndStillWorks() throws {
             let scene = try AgentScene(agentEnvironment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/bus"])
             let players = try #require(scene.agentStatus()?.players)

@@ -47,6 +47,27 @@ extension TimingSensitiveSuites {
             #expect(scene.wait { players, _ in players[player.busName]?.status == .playing })
         }
 
+        /// A player flooding the bus (50 PropertiesChanged every 10 ms) is
+        /// unsubscribed and read by polling: logged once, still reported,
+        /// and a pause by someone else is still seen (docs/PLAYERS.md, "A
+        /// player that floods the bus").
+        @Test(arguments: ["metadata", "status"])
+        func aPlayerThatFloodsTheBusIsReadByPolling(flood: String) throws {
+            let scene = try PlayerScene()
+            let player = try TestPlayer(scene: scene, name: "storm", options: ["--flood", flood])
+            func floodLines() -> [String] { scene.log.filter { $0.contains("sends more than 100 PropertiesChanged a second") } }
+            #expect(scene.wait { _, _ in !floodLines().isEmpty }, "never throttled; the observer logged \(scene.log)")
+            #expect(scene.players[player.busName]?.status == .playing, "the flooder is still a player")
+            let reports = scene.reports
+            scene.pump(2)
+            // Polled once a second: a few reports (Metadata floods change the title), not hundreds.
+            #expect(scene.reports - reports <= 4, "\(scene.reports - reports) reports in 2 s while throttled")
+            try scene.playerctl(["-p", "pwpolicytest.storm", "pause"])
+            #expect(scene.wait(timeout: 5) { players, _ in players[player.busName]?.status == .paused },
+                    "a pause was not seen while polling")
+            #expect(floodLines().count == 1, "logged once: \(floodLines())")
+        }
+
         /// A player already there when the observer starts is found by
         /// ListNames; one that leaves is removed.
         @Test func findsPlayersAlreadyThereAndRemovesThoseThatLeave() throws {
