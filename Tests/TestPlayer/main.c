@@ -16,6 +16,7 @@
 //                      an unchanged PlaybackStatus (KIND status), as some
 //                      players do (docs/PLAYERS.md, "A player that floods
 //                      the bus"); "sent N" on stdin's "flood" command
+//   --flood-after MS   starts the flood MS after it is ready (default: at once)
 //   --name SUFFIX      the bus name's last part (default: the pid)
 //   -P PROPS           stream properties, SPA-JSON as pw-play's -P
 //   -r REMOTE          the PipeWire remote
@@ -51,6 +52,7 @@ struct options {
     const char *suffix;
     const char *props;
     const char *flood;  // NULL, "metadata" or "status"
+    long flood_after_ms;
     bool child, ignore_pause, vanish_on_pause, paused;
 };
 
@@ -426,8 +428,13 @@ static int player_start(struct player *p, struct pw_main_loop *loop, const struc
     pw_loop_add_signal(l, SIGINT, on_signal, p);
     if (o->flood) {
         struct timespec period = { 0, 10 * 1000 * 1000 };
+        struct timespec first = period;
+        if (o->flood_after_ms > 0) {
+            first.tv_sec = o->flood_after_ms / 1000;
+            first.tv_nsec = (o->flood_after_ms % 1000) * 1000 * 1000;
+        }
         p->flood_timer = pw_loop_add_timer(l, on_flood_timer, p);
-        pw_loop_update_timer(l, p->flood_timer, &period, &period, false);
+        pw_loop_update_timer(l, p->flood_timer, &first, &period, false);
     }
     bus_process(p);
     return 0;
@@ -448,11 +455,13 @@ int main(int argc, char *argv[]) {
         else if (strcmp(argv[i], "--name") == 0 && i + 1 < argc) o.suffix = argv[++i];
         else if (strcmp(argv[i], "--flood") == 0 && i + 1 < argc &&
                  (strcmp(argv[i + 1], "metadata") == 0 || strcmp(argv[i + 1], "status") == 0)) o.flood = argv[++i];
+        else if (strcmp(argv[i], "--flood-after") == 0 && i + 1 < argc) o.flood_after_ms = atol(argv[++i]);
         else if (strcmp(argv[i], "-P") == 0 && i + 1 < argc) o.props = argv[++i];
         else if (strcmp(argv[i], "-r") == 0 && i + 1 < argc) o.remote = argv[++i];
         else {
             fprintf(stderr, "usage: pw-policy-test-player [--child] [--ignore-pause] [--vanish-on-pause] [--paused]\n"
-                            "                             [--flood metadata|status] [--name SUFFIX] [-P PROPS] [-r REMOTE]\n");
+                            "                             [--flood metadata|status] [--flood-after MS] [--name SUFFIX]\n"
+                            "                             [-P PROPS] [-r REMOTE]\n");
             return 64;
         }
     }

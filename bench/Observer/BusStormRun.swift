@@ -8,8 +8,10 @@ import PolicyPipeWire
 /// PropertiesChanged every 10 ms — Metadata with a new title each time, or
 /// an unchanged PlaybackStatus — beside the background streams. Per kind,
 /// the CPU of the agent, the flooder and the bus daemon over a window that
-/// starts with the flood, and the agent's duck reaction during the flood
-/// against the same measure without one.
+/// starts half a second before the flood (once the player and its stream
+/// arrived and the agent settled: that is not the flood's cost), and the
+/// agent's duck reaction during the flood against the same measure without
+/// one.
 struct BusStormResult {
     struct Window {
         var label: String
@@ -29,12 +31,16 @@ struct BusStormResult {
 }
 
 enum BusStormRun {
+    /// The flood starts this long after the player is ready.
+    static let floodAfter = 3.0
+
     static func run(scene: Scene, testPlayer: String, streams: Int, seconds: Double, duckEvents: Int) throws -> BusStormResult {
         var result = BusStormResult(streams: streams, seconds: seconds)
         result.quietDuck = Percentiles(DuckRun.run(scene: scene, events: duckEvents, label: "storm-quiet") { _ in }.map(\.ours))
         for kind in ["metadata", "status"] {
             let output = scene.options.directory + "/storm-\(kind).out"
-            let flooder = try ChildProcess([testPlayer, "--flood", kind, "--name", "storm\(kind)", "-r", scene.options.remote],
+            let flooder = try ChildProcess([testPlayer, "--flood", kind, "--flood-after", "\(Int(floodAfter * 1000))",
+                                            "--name", "storm\(kind)", "-r", scene.options.remote],
                                            stdinPipe: true, stdout: output, stderr: output)
             defer { flooder.stop() }
             func said(_ prefix: String) -> String? {
@@ -44,6 +50,7 @@ enum BusStormRun {
             guard scene.observer.wait(timeout: 10, until: { said("ready") != nil }) else {
                 throw BenchError("the flooding test player did not start: \(said("") ?? "")")
             }
+            scene.observer.pump(floodAfter - 0.5)
             guard let agentPID = scene.agentPID, let busPID = scene.daemonPID("dbus-daemon"),
                   let agentBefore = ProcessSample(pid: agentPID), let flooderBefore = ProcessSample(pid: flooder.pid),
                   let busBefore = ProcessSample(pid: busPID)
