@@ -147,23 +147,12 @@ public final class DoNotDisturbObserver {
     /// integers in decimal, strings as they are.
     static func reading(of value: BusValue) -> DoNotDisturb.Reading {
         switch value.unwrapped {
-        case .bool(let bool): .value(bool ? "true" : "false")
-        case .string(let string): .value(string)
-        case .byte, .int16, .uint16, .int32, .uint32, .int64, .uint64: .value(integerText(value.unwrapped))
-        default: .unusable("a value that is not a boolean, an integer or a string: \(value)")
-        }
-    }
-
-    private static func integerText(_ value: BusValue) -> String {
-        switch value {
-        case .byte(let v): String(v)
-        case .int16(let v): String(v)
-        case .uint16(let v): String(v)
-        case .int32(let v): String(v)
-        case .uint32(let v): String(v)
-        case .int64(let v): String(v)
-        case .uint64(let v): String(v)
-        default: ""
+        case .bool(let bool): return .value(bool ? "true" : "false")
+        case .string(let string): return .value(string)
+        case .uint64(let big): return .value(String(big))
+        default:
+            if let integer = value.int64 { return .value(String(integer)) }
+            return .unusable("a value that is not a boolean, an integer or a string: \(value)")
         }
     }
 
