@@ -18,7 +18,8 @@ int cpw_loop_update_timer(struct pw_loop *loop, struct spa_source *source, uint6
         .tv_sec = (time_t)(delay_ns / SPA_NSEC_PER_SEC),
         .tv_nsec = (long)(delay_ns % SPA_NSEC_PER_SEC),
     };
-    // A zero timespec disarms; make a requested 0 delay fire as soon as possible.
+    // 0 disarms the timer (no value: a zero itimerspec); LoopTimer.schedule
+    // never asks for less than 1 µs, so 0 only ever means cancel.
     if (delay_ns == 0)
         return pw_loop_update_timer(loop, source, NULL, NULL, false);
     return pw_loop_update_timer(loop, source, &value, NULL, false);

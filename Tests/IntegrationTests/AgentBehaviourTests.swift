@@ -197,7 +197,7 @@ extension TimingSensitiveSuites {
             scene.expectUserVolumesKept()
         }
 
-        /// Issue 12: the laptop jack. Music plays on the test card's sink
+        /// The laptop jack. Music plays on the test card's sink
         /// through its headphones port; the jack is pulled: the headphones
         /// route turns unavailable and WirePlumber switches the same sink's
         /// Route to the speakers (docs/TESTING.md, "The test card"). No node

@@ -2,8 +2,8 @@ import Foundation
 import PolicyCore
 import Testing
 
-/// The app behind a stream, as the desktop knows it (issue 33,
-/// docs/CLASSIFICATION.md, "App knowledge"), on the real agent: the
+/// The app behind a stream, as the desktop knows it
+/// (docs/CLASSIFICATION.md, "App knowledge"), on the real agent: the
 /// sandbox's data directories hold real desktop entries copied from Debian
 /// packages (Tests/PolicyCoreTests/Corpus/desktop-entries), and the streams
 /// are played by copies of pw-cat named like the apps, with no role and no

@@ -3,7 +3,7 @@ import PolicyCore
 import PolicyPipeWire
 import Testing
 
-/// Issue 6: the `pw-policy` command line, run as the built binary against a
+/// The `pw-policy` command line, run as the built binary against a
 /// sandbox: exit codes and one-line errors without the agent, help snapshots,
 /// `check-config`. Every command against the real agent: CLIWithAgentTests.
 enum CLI {
@@ -188,7 +188,7 @@ struct CLIWithoutAgentTests {
 
 // MARK: - without PipeWire
 
-/// Issue 32: with no PipeWire running for the user, a command says so, names
+/// With no PipeWire running for the user, a command says so, names
 /// the socket it tried and how to start PipeWire, and exits 69 — not
 /// libpipewire's errno ("Host is down"). And `-N` is taken by every command
 /// that prints.

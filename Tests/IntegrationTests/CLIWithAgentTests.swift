@@ -3,7 +3,7 @@ import PolicyCore
 import PolicyPipeWire
 import Testing
 
-/// Issue 6: every command of the built `pw-policy` against the real agent
+/// Every command of the built `pw-policy` against the real agent
 /// (`pw-policy run`) with real streams that cause the effects the CLI shows.
 /// Each test checks what the CLI printed and, where a command changes
 /// something, what the graph did (the observer's volumes and links) and

@@ -3,7 +3,7 @@ import PolicyCore
 import PolicyPipeWire
 import Testing
 
-/// Issue 12: a card's Routes reach the mirror as the card and WirePlumber
+/// A card's Routes reach the mirror as the card and WirePlumber
 /// change them — the laptop jack path (docs/TESTING.md, "The test card").
 @Suite(.serialized)
 struct DeviceRouteTests {

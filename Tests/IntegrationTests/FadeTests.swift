@@ -3,7 +3,7 @@ import PolicyCore
 import Testing
 
 extension TimingSensitiveSuites {
-    /// Issue 15: a duck heard at the sink as a smooth fade, and what it costs
+    /// A duck heard at the sink as a smooth fade, and what it costs
     /// the rest of the desktop in Props updates (docs/POLICY.md, "Fades").
     @Suite(.serialized)
     struct FadeTests {

@@ -125,7 +125,7 @@ extension TimingSensitiveSuites {
             #expect(try scene.status("music").hold == nil && scene.status("music").gain == 1)
         }
 
-        /// Issue 13: a link the agent creates (relinking a released stream)
+        /// A link the agent creates (relinking a released stream)
         /// and someone else removes — here the stream closing — must not leave
         /// the agent's proxy behind. Each cycle: music plays, a game holds it,
         /// the game ends and the agent links the music back, the music closes.

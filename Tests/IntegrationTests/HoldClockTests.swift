@@ -4,7 +4,7 @@ import PolicyPipeWire
 import Testing
 
 extension TimingSensitiveSuites {
-    /// Issue 14, item 4: a hold must stop the app's clock, also for a stream
+    /// A hold must stop the app's clock, also for a stream
     /// with `node.always-process` (mpv on its native PipeWire output), which
     /// the daemon keeps scheduling when it is unlinked. Measured and
     /// explained in docs/HOLDS.md; driven here through GraphActions alone.
@@ -32,7 +32,7 @@ extension TimingSensitiveSuites {
         }
 
         @Test func unlinkedAlwaysProcessStreamKeepsItsClockRunning() throws {
-            // What issue 14 measured, kept as a check that the problem is real
+            // What was measured before the fix, kept as a check that the problem is real
             // on this stack: gain 0 and no links do not stop mpv's clock.
             let client = try TestClient(sandbox: sandbox)
             let (player, stream) = try startMPV(client)

@@ -4,7 +4,7 @@ import PolicyPipeWire
 import Testing
 
 extension TimingSensitiveSuites {
-    /// Issue 1: the native client mirrors the real graph and its actions really
+    /// The native client mirrors the real graph and its actions really
     /// change it, checked with pw-dump, pw-metadata and the audio at a sink.
     @Suite(.serialized)
     struct MirrorAndActionsTests {
@@ -94,7 +94,7 @@ extension TimingSensitiveSuites {
             // are ours, and the daemon talks to us about them.
             let rms = try recordWhilePumping(client: client, sink: "headphones", seconds: 1.0)
             #expect(rms > 0.1, "RMS at the headphones monitor was \(rms)")
-            // Our two links die with the stream: their proxies go too (issue 13).
+            // Our two links die with the stream: their proxies go too.
             #expect(client.actions.createdLinkCount == 2)
             player.stop()
             #expect(client.wait { _ in client.actions.createdLinkCount == 0 }, "\(client.actions.createdLinkCount) link proxies left")

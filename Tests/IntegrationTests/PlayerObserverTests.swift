@@ -120,7 +120,7 @@ extension TimingSensitiveSuites {
         }
 
         /// Told to pause, it exits without answering: the call fails, the
-        /// player is removed, and the log says it left (issue 32), not that
+        /// player is removed, and the log says it left, not that
         /// something failed.
         @Test func aPlayerThatVanishesMidPause() throws {
             let scene = try PlayerScene()

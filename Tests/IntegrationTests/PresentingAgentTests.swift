@@ -3,7 +3,7 @@ import PolicyCore
 import Testing
 
 extension TimingSensitiveSuites {
-    /// Issue 34, presenting: a screen shared silences alerts and its end
+    /// A screen shared silences alerts and its end
     /// restores them (docs/POLICY.md, "Presenting"). The screen cast is
     /// GNOME Shell's stream as mutter makes it and the app receiving it is a
     /// libwebrtc-style consumer that WirePlumber links to it

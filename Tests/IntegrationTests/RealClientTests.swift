@@ -3,7 +3,7 @@ import PolicyCore
 import Testing
 
 extension TimingSensitiveSuites {
-    /// Issue 32: the agent beside applications nobody here wrote — Chromium,
+    /// The agent beside applications nobody here wrote — Chromium,
     /// speech-dispatcher with espeak-ng, libcanberra, paplay — each on its
     /// own sandbox with pipewire-pulse, checked by what really happened: the
     /// graph, the agent's published status, the audio at a sink's monitor,
@@ -258,7 +258,7 @@ extension TimingSensitiveSuites {
         // MARK: alerts during a recording
 
         /// What WirePlumber has stored for the Notification role when the alert
-        /// starts: silent mode used once before left 0.0 there (issue 32).
+        /// starts: silent mode used once before left 0.0 there.
         enum StoredNotificationVolume: String, CaseIterable, Sendable {
             case nothing = "nothing stored", silent = "0.0 stored", full = "1.0 stored"
             var value: Double? { switch self { case .nothing: nil; case .silent: 0; case .full: 1 } }

@@ -2,7 +2,7 @@ import Foundation
 import PolicyCore
 import Testing
 
-/// Issue 11: the agent knows which PipeWire and WirePlumber it runs beside,
+/// The agent knows which PipeWire and WirePlumber it runs beside,
 /// and says exactly what the stack's own tools say: `pw-cli info 0` and
 /// `pw-dump` for the daemon, WirePlumber's client in `pw-dump` (and, for a
 /// WirePlumber 0.4 that publishes no version, `wireplumber --version`).

@@ -19,7 +19,7 @@ import Testing
         #expect(PolicyEffect.of(lost)?.text == "HELD: output \"headphones\" went away; 'pw-policy resume 63' continues it")
     }
 
-    /// Issue 32: which of an app's sessions, when its name alone does not
+    /// Which of an app's sessions, when its name alone does not
     /// say it; never a session key.
     @Test func namesSaySessionsApart() {
         let ducked = Fixtures.stream(51, app: "eSpeak", gain: 0.2, duckedBy: [

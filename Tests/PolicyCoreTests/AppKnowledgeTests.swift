@@ -40,7 +40,7 @@ private func process(_ executable: String, _ arguments: [String] = [], environme
 private let unit = "0::/user.slice/user-1000.slice/user@1000.service/app.slice/"
 
 @Suite struct AppKnowledgeTests {
-    /// The families of issue 33, each decided from the Debian 12 desktop
+    /// The families the app step knows, each decided from the Debian 12 desktop
     /// entries of Corpus/desktop-entries and the launcher's marks.
     static let families: [AppKnowledgeCase] = [
         .init(name: "RetroArch by its program", node: ["media.name": "RetroArch"], process: process("retroarch"),

@@ -146,7 +146,7 @@ struct CorpusScore {
     }
 
     /// The whole corpus through the real classifier and the shipped
-    /// conf/pw-policy.conf: at least 95% right (issue 16). Prints the score and
+    /// conf/pw-policy.conf: at least 95% right. Prints the score and
     /// every miss; docs/CLASSIFICATION.md explains the misses that remain.
     @Test func shippedConfigClassifiesTheCorpus() throws {
         let corpus = try CorpusFile.load()
@@ -158,7 +158,7 @@ struct CorpusScore {
     }
 
     /// The same corpus with the desktop's knowledge of the app where the
-    /// source establishes it (an entry's `app`): at least 97% (issue 33).
+    /// source establishes it (an entry's `app`): at least 97%.
     @Test func appKnowledgeClassifiesTheCorpus() throws {
         let corpus = try CorpusFile.load()
         let entries = DesktopEntryIndex(try DesktopEntryFixtures.indexEntries())

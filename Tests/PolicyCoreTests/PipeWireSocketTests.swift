@@ -1,7 +1,7 @@
 import Testing
 import PolicyCore
 
-/// Issue 32: with no PipeWire, say that none runs for this user and name the
+/// With no PipeWire, say that none runs for this user and name the
 /// socket libpipewire tried, found the way it finds it.
 @Suite struct PipeWireSocketTests {
     struct Case: Sendable, CustomTestStringConvertible {

@@ -2,7 +2,7 @@ import PropertyBased
 import Testing
 @testable import PolicyCore
 
-/// Issue 32: events, statuses and explanations name a session by its app,
+/// Events, statuses and explanations name a session by its app,
 /// and which of the app's sessions when the name alone does not say it —
 /// never by its key (docs/CLI.md, "Names").
 @Suite struct SessionNameTests {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import PolicyCore
 
-/// Issue 33's blind measurement: property sets of real apps that the rules
+/// The blind measurement (docs/CLASSIFICATION.md): property sets of real apps that the rules
 /// were never written against (Tests/PolicyCoreTests/Corpus/unseen.json, in
 /// the form of streams.json), classified with the shipped config, properties
 /// only and with the desktop's knowledge where the source shows it.

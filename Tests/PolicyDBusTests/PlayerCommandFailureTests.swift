@@ -1,7 +1,7 @@
 import Testing
 @testable import PolicyDBus
 
-/// Issue 32: a player that quits while (or before) it is paused is not an
+/// A player that quits while (or before) it is paused is not an
 /// error in the log: it left the bus (docs/PLAYERS.md).
 @Suite struct PlayerCommandFailureTests {
     static let mpv = "org.mpris.MediaPlayer2.mpv"

@@ -23,7 +23,7 @@ public final class EventLoop {
     /// Stops the program when called off the loop's thread: the PipeWire
     /// layer has no locks because everything runs there (SwiftNIO's
     /// `preconditionInEventLoop`). Checked where effects are executed and
-    /// where the mirror takes events.
+    /// where a session reconciles.
     public func preconditionInEventLoop(file: StaticString = #fileID, line: UInt = #line) {
         precondition(pthread_equal(thread, pthread_self()) != 0, "called off the PipeWire loop's thread", file: file, line: line)
     }

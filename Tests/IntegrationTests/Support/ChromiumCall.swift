@@ -3,7 +3,7 @@ import Foundation
 /// Headless Chromium on a local page in a "call": an `<audio>` element plays
 /// the far end (a long tone, looped) while getUserMedia holds the
 /// microphone; the test ends the microphone part, as a web call that stops
-/// sending audio does, and the page plays on (issue 32).
+/// sending audio does, and the page plays on.
 ///
 /// What Chromium 156 does there (through pipewire-pulse, all from its audio
 /// service process, one `application.process.id`, while its MPRIS player

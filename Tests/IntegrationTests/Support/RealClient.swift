@@ -1,7 +1,7 @@
 import Foundation
 
 /// The applications nobody here wrote that the real-client tests drive
-/// (issue 32). A missing one fails the test with the Debian package that
+///. A missing one fails the test with the Debian package that
 /// brings it (scripts/install-deps installs them all), never skips it: a
 /// behaviour proven only where the client happens to be installed is not
 /// proven in CI.

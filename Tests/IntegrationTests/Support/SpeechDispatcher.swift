@@ -2,7 +2,7 @@ import Foundation
 
 /// A real speech-dispatcher in a sandbox, in the foreground (`-s`, never
 /// leaving on its own: `-t 0`) with its logs in the sandbox, playing through
-/// pipewire-pulse like a desktop's screen reader (issue 32). What it does
+/// pipewire-pulse like a desktop's screen reader. What it does
 /// there (checked on 0.11.4): at start its dummy module opens a stream
 /// (`application.name` speech-dispatcher-dummy, binary sd_dummy) that runs
 /// about 5 s; the espeak-ng module's stream (speech-dispatcher-espeak-ng,

@@ -1,7 +1,7 @@
 import Foundation
 
 /// What WirePlumber remembers per stream key between streams and between its
-/// runs (issue 32: none of it may hold a policy gain), read from its state
+/// runs (none of it may hold a policy gain), read from its state
 /// file as WirePlumber wrote it. Tests only: the agent itself must go
 /// through the interface WirePlumber offers (its `route-settings`
 /// metadata), never its files.
