@@ -1,21 +1,31 @@
 import ArgumentParser
 import PolicyCLI
+import PolicyCore
 
-/// `--category`, `--options`, `--mode` of `set`.
+/// `--category`, `--options`, `--mode` of `set`, named as the core's
+/// `Category`, `PolicyOption` and `AudioMode` list them.
 struct OverrideOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("The category: ambient, solo-ambient, playback, record, play-and-record, audio-processing or system-sound.",
-                               valueName: "category"),
-            completion: .list(["ambient", "solo-ambient", "playback", "record", "play-and-record", "audio-processing", "system-sound"]))
+    static let categories = Category.allCases.map(\.rawValue)
+    static let options = PolicyOption.allCases.map(\.rawValue)
+    static let modes = AudioMode.allCases.map(\.rawValue)
+
+    /// "a, b or c".
+    static func either(_ names: [String]) -> String {
+        names.count < 2 ? names.joined() : names.dropLast().joined(separator: ", ") + " or " + names.last!
+    }
+
+    @Option(help: ArgumentHelp("The category: \(either(categories)).", valueName: "category"),
+            completion: .list(categories))
     var category: String
 
     @Option(parsing: .singleValue,
-            help: ArgumentHelp("Options, comma-separated or repeated: mix-with-others, duck-others, interrupt-spoken-audio.",
+            help: ArgumentHelp("Options, comma-separated or repeated: \(options.joined(separator: ", ")).",
                                valueName: "option,…"),
-            completion: .list(["mix-with-others", "duck-others", "interrupt-spoken-audio"]))
+            completion: .list(options))
     var options: [String] = []
 
-    @Option(help: ArgumentHelp("The mode: default or spoken-audio (paused rather than ducked when asked).", valueName: "mode"),
-            completion: .list(["default", "spoken-audio"]))
+    @Option(help: ArgumentHelp("The mode: \(either(modes)) (paused rather than ducked when asked).", valueName: "mode"),
+            completion: .list(modes))
     var mode: String?
 
     func spec() throws(CLIFailure) -> OverrideSpec {

@@ -17,14 +17,15 @@ struct RunCommand: ParsableCommand {
     @OptionGroup var remote: RemoteOptions
     @Flag(help: "Decide and log what would be done, change nothing.")
     var dryRun = false
-    @Option(help: "Log level: error, warning, notice, info or debug.")
+    @Option(help: ArgumentHelp("Log level: \(OverrideOptions.either(LogLevel.names)).", valueName: "log-level"),
+            completion: .list(LogLevel.names))
     var logLevel = "info"
     /// Its log has no colour; taken like every command's that prints.
     @OptionGroup var color: ColorOptions
 
     func validate() throws {
         guard Log.Level(name: logLevel) != nil else {
-            throw ValidationError("unknown log level '\(logLevel)'; expected error, warning, notice, info or debug")
+            throw ValidationError("unknown log level '\(logLevel)'; expected \(OverrideOptions.either(LogLevel.names))")
         }
     }
 

@@ -64,6 +64,9 @@ public enum LogLevel: Int, Comparable, Sendable, CaseIterable {
     case error = 3, warning = 4, notice = 5, info = 6, debug = 7
     public static func < (a: LogLevel, b: LogLevel) -> Bool { a.rawValue < b.rawValue }
 
+    /// The names `init(name:)` takes, most severe first.
+    public static let names = ["error", "warning", "notice", "info", "debug"]
+
     public init?(name: String) {
         switch name.lowercased() {
         case "error", "3": self = .error
