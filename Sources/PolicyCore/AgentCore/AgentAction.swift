@@ -1,0 +1,17 @@
+/// One change the agent makes to the graph.
+public enum AgentAction: Sendable, Equatable {
+    /// Set the stream's Props `volume` (the policy gain) and nothing else.
+    case setGain(node: UInt32, gain: Double)
+    /// The same, as a native ramp the stream's audioconvert runs over
+    /// `milliseconds` (Props `volumeRampTime`; FadePacing).
+    case rampGain(node: UInt32, gain: Double, milliseconds: Int)
+    case destroyLink(UInt32)
+    /// Link a stream to a node (its sink for playback, its source for capture).
+    case link(stream: UInt32, to: UInt32)
+    /// Ask WirePlumber to move a stream: `target.object` in the default metadata.
+    case setTarget(stream: UInt32, targetSerial: UInt64)
+    /// Send an unlinked held stream the node command `Suspend`: it stops
+    /// its client's clock, `node.always-process` streams included
+    /// (docs/HOLDS.md). Linking it again starts it.
+    case suspend(node: UInt32)
+}

@@ -1,0 +1,18 @@
+/// The engine's answer.
+public struct PolicyDecision: Sendable, Equatable {
+    /// A decision for every input stream.
+    public var streams: [UInt32: StreamDecision]
+    public var memory: EngineMemory
+    public var events: [PolicyEvent]
+    /// When the decision may change with no new input (a debounce expiring):
+    /// the caller re-runs the engine at that time. nil = not until input changes.
+    public var nextWakeup: Double?
+    /// How its events and statuses name the sessions and streams they speak of.
+    public var names: DecisionNames
+
+    public init(streams: [UInt32: StreamDecision], memory: EngineMemory, events: [PolicyEvent], nextWakeup: Double?,
+                names: DecisionNames = DecisionNames()) {
+        self.streams = streams; self.memory = memory; self.events = events; self.nextWakeup = nextWakeup
+        self.names = names
+    }
+}
