@@ -12,17 +12,20 @@ import Testing
 /// the figures were computed. Nothing in the rules, inference or the shipped
 /// config was changed for these entries.
 @Suite struct UnseenCorpusTests {
-    static func load() throws -> CorpusFile { try CorpusFile.load("unseen.json") }
+    /// The first blind set (its misses since gave two general rules, so it
+    /// is blind no more) and the second (session 17, never used to change a rule).
+    static let sets = ["unseen.json", "unseen-2.json"]
 
     /// Each entry is data a person can check, and none comes from a source
     /// the rules' corpus already uses.
-    @Test func entriesAreWellFormedAndUnseen() throws {
-        let unseen = try Self.load()
+    @Test(arguments: sets)
+    func entriesAreWellFormedAndUnseen(_ file: String) throws {
+        let unseen = try CorpusFile.load(file)
         let seen = try CorpusFile.load()
         let seenSources = Set(seen.streams.map(\.source))
         let seenIDs = Set(seen.streams.map(\.id))
         #expect(!unseen.about.isEmpty)
-        #expect(unseen.streams.count >= 50)
+        #expect(unseen.streams.count >= 30)
         var ids: Set<String> = []
         for stream in unseen.streams {
             #expect(ids.insert(stream.id).inserted, "duplicate id \(stream.id)")
@@ -39,18 +42,19 @@ import Testing
             #expect(!stream.why.isEmpty && !stream.tool.isEmpty && !stream.family.isEmpty, "\(stream.id)")
             if let app = stream.app { #expect(!app.from.isEmpty, "\(stream.id): app facts without how the source shows them") }
         }
-        #expect(unseen.streams.contains { $0.app != nil })
+        if file == Self.sets[0] { #expect(unseen.streams.contains { $0.app != nil }) }
     }
 
     /// The measurement: prints the score properties only and with app
     /// facts, by evidence and by family, and every miss with what it got.
-    @Test func measuresTheShippedConfigOnUnseenStreams() throws {
-        let unseen = try Self.load()
+    @Test(arguments: sets)
+    func measuresTheShippedConfigOnUnseenStreams(_ file: String) throws {
+        let unseen = try CorpusFile.load(file)
         let classifier = try CorpusTests.shippedClassifier()
         let entries = DesktopEntryIndex(try DesktopEntryFixtures.indexEntries())
-        let properties = CorpusScore(unseen.streams, classifier: classifier, label: "unseen, properties only")
+        let properties = CorpusScore(unseen.streams, classifier: classifier, label: "\(file), properties only")
         let withApps = CorpusScore(unseen.streams, classifier: classifier, entries: entries,
-                                   label: "unseen, with app facts")
+                                   label: "\(file), with app facts")
         for score in [properties, withApps] {
             for line in score.report { print(line) }
             for line in Self.byFamily(unseen.streams, score) { print(line) }
