@@ -117,12 +117,27 @@ struct CorpusScore {
         counts = Dictionary(grouping: streams, by: \.evidence).mapValues(\.count)
         misses = []
         for (index, stream) in streams.enumerated() {
-            let app = entries.flatMap { stream.app?.facts(node: stream.nodeProps, client: stream.client ?? [:], entries: $0) }
-            let facts = StreamFacts(nodeID: UInt32(index + 1), direction: stream.streamDirection ?? .playback,
-                                    nodeProps: stream.nodeProps, clientProps: stream.client ?? [:], app: app)
-            let got = classifier.classify(facts)
+            let got: Classification
+            if let notStream = Self.notAStream(stream) {
+                got = notStream
+            } else {
+                let app = entries.flatMap { stream.app?.facts(node: stream.nodeProps, client: stream.client ?? [:], entries: $0) }
+                let facts = StreamFacts(nodeID: UInt32(index + 1), direction: stream.streamDirection ?? .playback,
+                                        nodeProps: stream.nodeProps, clientProps: stream.client ?? [:], app: app)
+                got = classifier.classify(facts)
+            }
             if !stream.isRight(got) { misses.append((stream, got)) }
         }
+    }
+
+    /// A node of a device's class (an app's virtual sink or source, such as
+    /// a VR runtime's): the agent manages only `Stream/Output/Audio` and
+    /// `Stream/Input/Audio` nodes (`Graph.streams`) and leaves it alone, as
+    /// it does audio-processing streams; so it is measured as that.
+    static func notAStream(_ stream: CorpusStream) -> Classification? {
+        guard Graph.Node(id: 1, props: stream.nodeProps).streamDirection == nil else { return nil }
+        return Classification(category: .audioProcessing, source: .inference,
+                              reason: "not a stream (media.class = \"\(stream.nodeProps["media.class"] ?? "")\"): the agent leaves it alone")
     }
 
     var report: [String] {
