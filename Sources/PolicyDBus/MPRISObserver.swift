@@ -24,6 +24,10 @@ public final class MPRISObserver {
     private var matches: [BusMatch] = []
     /// Reads the players that flood while they are not listened to.
     private var pollTimer: (any BusLoopTimer)?
+    /// Subscriptions dropped from inside their own signal: released on the
+    /// loop's next turn, never while their callback runs.
+    private var retired: [BusMatch] = []
+    private var releaseTimer: (any BusLoopTimer)?
 
     private struct Entry {
         var player: MediaPlayer
@@ -57,13 +61,16 @@ public final class MPRISObserver {
         self.clock = clock
         self.onChange = onChange
         pollTimer = bus.makeTimer { [weak self] in self?.pollFlooders() }
+        releaseTimer = bus.makeTimer { [weak self] in self?.retired = [] }
     }
 
     /// Its timer and subscriptions go before the bus (and the loop the bus
     /// may be the last to hold).
     deinit {
         pollTimer = nil
+        releaseTimer = nil
         entries = [:]
+        retired = []
         matches = []
     }
 
@@ -225,6 +232,10 @@ public final class MPRISObserver {
     /// its signals here), read once a second until it is listened to again.
     private func quiet(_ name: String) {
         guard let entry = entries[name], let until = entry.flood.quietUntil else { return }
+        if let match = entry.listening {
+            retired.append(match)
+            releaseTimer?.schedule(after: 0)
+        }
         entries[name]?.listening = nil
         log("player \(name) sends more than \(PlayerFloodGuard.limit) PropertiesChanged a second: "
             + "read once a second for \(Int((until - clock()).rounded())) s instead")
