@@ -28,8 +28,6 @@ public final class DoNotDisturbObserver {
     private var reported: Set<DoNotDisturbSource> = []
     public private(set) var state = DoNotDisturb.unknown
 
-    static let daemon = "org.freedesktop.DBus"
-    static let propertiesInterface = "org.freedesktop.DBus.Properties"
     /// dconf's writer announces every change on the bus (its D-Bus API).
     static let dconfWriterInterface = "ca.desrt.dconf.Writer"
 
@@ -61,13 +59,13 @@ public final class DoNotDisturbObserver {
     public func start() -> Result<Void, BusCallError> {
         var rules: [(String, (BusSignal) -> Void)] = []
         for busName in busNames {
-            rules.append(("type='signal',sender='\(Self.daemon)',interface='\(Self.daemon)',member='NameOwnerChanged',arg0='\(busName)'",
+            rules.append(("type='signal',sender='\(SessionBus.daemon)',interface='\(SessionBus.daemon)',member='NameOwnerChanged',arg0='\(busName)'",
                           { [weak self] in self?.nameOwnerChanged($0) }))
         }
         var paths: [String] = []
         for case .busProperty(_, let path, _, _) in sources.map(\.mechanism) where !paths.contains(path) {
             paths.append(path)
-            rules.append(("type='signal',interface='\(Self.propertiesInterface)',member='PropertiesChanged',path='\(path)'",
+            rules.append(("type='signal',interface='\(SessionBus.propertiesInterface)',member='PropertiesChanged',path='\(path)'",
                           { [weak self] in self?.propertiesChanged($0) }))
         }
         if sources.contains(where: { if case .gsettings = $0.mechanism { true } else { false } }) {
@@ -88,8 +86,7 @@ public final class DoNotDisturbObserver {
     // MARK: D-Bus properties
 
     private func lookUpOwner(of busName: String) {
-        bus.call(destination: Self.daemon, path: "/org/freedesktop/DBus", interface: Self.daemon,
-                 member: "GetNameOwner", arguments: [busName]) { [weak self] result in
+        bus.callDaemon("GetNameOwner", arguments: [busName]) { [weak self] result in
             guard let self else { return }
             switch result {
             case .success(let body):
@@ -162,7 +159,7 @@ public final class DoNotDisturbObserver {
         switch source.mechanism {
         case .busProperty(let busName, let path, let interface, let property):
             guard let owner = owners[busName] else { return record(source, .absent) }
-            bus.call(destination: owner, path: path, interface: Self.propertiesInterface, member: "Get",
+            bus.call(destination: owner, path: path, interface: SessionBus.propertiesInterface, member: "Get",
                      arguments: [interface, property]) { [weak self] result in
                 guard let self, owners[busName] == owner else { return }
                 switch result {
@@ -180,13 +177,12 @@ public final class DoNotDisturbObserver {
         }
     }
 
-    /// The errors of a service that has no such property: not this
-    /// desktop's mechanism, not a fault.
+    /// The errors of a service that left, or has no such property: not
+    /// this desktop's mechanism, not a fault.
     static func isNotThere(_ error: BusCallError) -> Bool {
-        ["org.freedesktop.DBus.Error.UnknownProperty", "org.freedesktop.DBus.Error.UnknownInterface",
-         "org.freedesktop.DBus.Error.UnknownMethod", "org.freedesktop.DBus.Error.UnknownObject",
-         "org.freedesktop.DBus.Error.InvalidArgs", "org.freedesktop.DBus.Error.ServiceUnknown",
-         "org.freedesktop.DBus.Error.NameHasNoOwner"].contains(error.name)
+        error.peerLeft
+            || ["org.freedesktop.DBus.Error.UnknownProperty", "org.freedesktop.DBus.Error.UnknownInterface",
+                "org.freedesktop.DBus.Error.UnknownMethod", "org.freedesktop.DBus.Error.InvalidArgs"].contains(error.name)
     }
 
     // MARK: GSettings

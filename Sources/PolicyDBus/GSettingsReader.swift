@@ -20,9 +20,9 @@ public final class GSettingsReader {
         var output: [UInt8] = []
         var watch: (any BusLoopWatch)?
         var timer: (any BusLoopTimer)?
-        var completions: [(DoNotDisturb.Reading) -> Void]
+        let completion: (DoNotDisturb.Reading) -> Void
         init(pid: pid_t, fd: Int32, completion: @escaping (DoNotDisturb.Reading) -> Void) {
-            self.pid = pid; self.fd = fd; completions = [completion]
+            self.pid = pid; self.fd = fd; self.completion = completion
         }
     }
     /// By "schema key".
@@ -87,7 +87,7 @@ public final class GSettingsReader {
         guard running[id] === child else { return }
         running[id] = nil
         finish(child, killing: killing)
-        for completion in child.completions { completion(reading) }
+        child.completion(reading)
         if let waiting = again.removeValue(forKey: id) {
             let parts = id.split(separator: " ", maxSplits: 1).map(String.init)
             read(schema: parts[0], key: parts[1]) { reading in waiting.forEach { $0(reading) } }

@@ -44,9 +44,6 @@ public final class MPRISObserver {
     private var generations = 0
     private var lastReported: PlayerSet?
 
-    static let objectPath = "/org/mpris/MediaPlayer2"
-    static let propertiesInterface = "org.freedesktop.DBus.Properties"
-    static let daemon = "org.freedesktop.DBus"
 
     /// `flatpakInfo` reads a process's Flatpak sandbox (tests replace it);
     /// `clock` is monotonic seconds.
@@ -82,7 +79,7 @@ public final class MPRISObserver {
     /// appearing in between is seen by one or the other (or both: tracking
     /// the same owner twice is a no-op).
     public func start() -> Result<Void, BusCallError> {
-        let owners = bus.match(rule: "type='signal',sender='\(Self.daemon)',interface='\(Self.daemon)',"
+        let owners = bus.match(rule: "type='signal',sender='\(SessionBus.daemon)',interface='\(SessionBus.daemon)',"
                                + "member='NameOwnerChanged',arg0namespace='org.mpris.MediaPlayer2'") { [weak self] signal in
             self?.nameOwnerChanged(signal)
         }
@@ -90,8 +87,7 @@ public final class MPRISObserver {
         case .success(let owners): matches = [owners]
         case .failure(let error): return .failure(error)
         }
-        bus.call(destination: Self.daemon, path: "/org/freedesktop/DBus", interface: Self.daemon,
-                 member: "ListNames") { [weak self] result in
+        bus.callDaemon("ListNames") { [weak self] result in
             guard let self else { return }
             switch result {
             case .success(let body):
@@ -108,8 +104,7 @@ public final class MPRISObserver {
     }
 
     private func lookUpOwner(of name: String) {
-        bus.call(destination: Self.daemon, path: "/org/freedesktop/DBus", interface: Self.daemon,
-                 member: "GetNameOwner", arguments: [name]) { [weak self] result in
+        bus.callDaemon("GetNameOwner", arguments: [name]) { [weak self] result in
             guard let self else { return }
             switch result {
             case .success(let body):
@@ -146,8 +141,7 @@ public final class MPRISObserver {
         log("player \(name) appeared (\(owner))")
         // Before the reads: no change falls between a read and the subscription.
         listen(to: name, owner: owner)
-        bus.call(destination: Self.daemon, path: "/org/freedesktop/DBus", interface: Self.daemon,
-                 member: "GetConnectionUnixProcessID", arguments: [owner]) { [weak self] result in
+        bus.callDaemon("GetConnectionUnixProcessID", arguments: [owner]) { [weak self] result in
             guard let self else { return }
             update(name, generation: generation, answering: true) { player in
                 switch result {
@@ -172,8 +166,8 @@ public final class MPRISObserver {
 
     /// Subscribes to the PropertiesChanged of `owner` alone.
     private func listen(to name: String, owner: String) {
-        let rule = "type='signal',sender='\(owner)',interface='\(Self.propertiesInterface)',"
-            + "member='PropertiesChanged',path='\(Self.objectPath)'"
+        let rule = "type='signal',sender='\(owner)',interface='\(SessionBus.propertiesInterface)',"
+            + "member='PropertiesChanged',path='\(MPRISProperties.objectPath)'"
         switch bus.match(rule: rule, { [weak self] signal in self?.propertiesChanged(signal) }) {
         case .success(let match): entries[name]?.listening = match
         case .failure(let error): log("player \(name): cannot follow its changes (\(error))")
@@ -183,7 +177,7 @@ public final class MPRISObserver {
     /// `answering`: one of the first reads (the player is reported once
     /// they are all answered); a re-read changes the player in place.
     private func getAll(_ name: String, owner: String, interface: String, generation: Int, answering: Bool = true) {
-        bus.call(destination: owner, path: Self.objectPath, interface: Self.propertiesInterface,
+        bus.call(destination: owner, path: MPRISProperties.objectPath, interface: SessionBus.propertiesInterface,
                  member: "GetAll", arguments: [interface]) { [weak self] result in
             guard let self else { return }
             update(name, generation: generation, answering: answering) { player in
@@ -306,7 +300,7 @@ public final class MPRISObserver {
     /// left never reaches the next owner of its name.
     private func command(_ member: String, _ busName: String, _ completion: @escaping (Result<Void, BusCallError>) -> Void) {
         let destination = entries[busName]?.player.uniqueName ?? busName
-        bus.call(destination: destination, path: Self.objectPath, interface: MPRISProperties.playerInterface,
+        bus.call(destination: destination, path: MPRISProperties.objectPath, interface: MPRISProperties.playerInterface,
                  member: member) { [weak self] result in
             if case .failure(let error) = result { self?.log(Self.failure(of: member, to: busName, error)) }
             completion(result.map { _ in () })

@@ -4,6 +4,8 @@ import PolicyCore
 /// `MediaPlayer`. A property of the wrong type is skipped and named in the
 /// result, so the observer can log it; the player keeps what it had.
 enum MPRISProperties {
+    /// Where every MPRIS player has its object.
+    static let objectPath = "/org/mpris/MediaPlayer2"
     static let rootInterface = "org.mpris.MediaPlayer2"
     static let playerInterface = "org.mpris.MediaPlayer2.Player"
 

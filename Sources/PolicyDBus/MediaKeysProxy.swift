@@ -16,10 +16,10 @@ import PolicyCore
 /// `InvalidArgs`. A key's method returns at once, before the agent acts.
 public final class MediaKeysProxy {
     public static let busName = "org.mpris.MediaPlayer2.pw_policy"
-    static let path = "/org/mpris/MediaPlayer2"
-    static let rootInterface = "org.mpris.MediaPlayer2"
-    static let playerInterface = "org.mpris.MediaPlayer2.Player"
-    static let propertiesInterface = "org.freedesktop.DBus.Properties"
+    static let path = MPRISProperties.objectPath
+    static let rootInterface = MPRISProperties.rootInterface
+    static let playerInterface = MPRISProperties.playerInterface
+    static let propertiesInterface = SessionBus.propertiesInterface
     static let introspectableInterface = "org.freedesktop.DBus.Introspectable"
 
     private let bus: SessionBus

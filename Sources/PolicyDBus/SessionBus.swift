@@ -21,6 +21,12 @@ public final class SessionBus {
     private var finished: [BusSlot] = []
     private var isDispatching = false
 
+    /// The bus daemon's own name (also its interface) and object.
+    public static let daemon = "org.freedesktop.DBus"
+    static let daemonPath = "/org/freedesktop/DBus"
+    /// The standard interface of properties and their PropertiesChanged.
+    public static let propertiesInterface = "org.freedesktop.DBus.Properties"
+
     /// Set once the connection is lost; every later call fails at once.
     public private(set) var failure: SessionBusError?
     /// Called once when the connection is lost.
@@ -161,6 +167,13 @@ public final class SessionBus {
 
     /// A timer on the bus's loop, for its observers.
     public func makeTimer(_ action: @escaping () -> Void) -> any BusLoopTimer { loop.busTimer(action) }
+
+    /// Calls a method of the bus daemon itself (`ListNames`, `GetNameOwner`…).
+    public func callDaemon(_ member: String, arguments: [String] = [],
+                           reply: @escaping (Result<[BusValue], BusCallError>) -> Void) {
+        call(destination: Self.daemon, path: Self.daemonPath, interface: Self.daemon, member: member,
+             arguments: arguments, reply: reply)
+    }
 
     /// Subscribes to signals matching `rule` (a D-Bus match rule); the
     /// subscription lasts as long as the returned value.
