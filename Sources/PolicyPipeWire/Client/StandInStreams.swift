@@ -28,24 +28,22 @@ final class StandInStreams {
     static let settle = 0.3
     /// How often a stand-in that does not report them is sent them again.
     static let resend = 0.1
+    /// How long a stand-in may go without reporting them before a new one
+    /// takes its place.
+    static let replaceAfter = 0.8
 
     init(actions: GraphActions) { self.actions = actions }
 
     /// Resets every key at once, running the loop until done or `timeout`
     /// (for shutdown); returns the keys reset.
     func reset(_ keys: [String: WirePlumberStreamState.UserVolumes], timeout: Double = 3) -> Set<String> {
-        var standIns: [StandIn] = []
-        for (key, user) in keys.sorted(by: { $0.key < $1.key }) {
-            created += 1
-            guard let props = WirePlumberStreamState.standInProperties(for: key, channels: user.channelVolumes.count),
-                  let node = StandIn(core: mirror.connection.core, props: props, marker: "stand-in \(getpid())-\(created)",
-                                     key: key, user: user)
-            else { continue }
-            standIns.append(node)
-        }
+        var standIns = keys.sorted { $0.key < $1.key }.compactMap { makeStandIn(key: $0.key, user: $0.value) }
         let deadline = MonotonicClock.now + timeout
-        mirror.connection.loop.run(timeout: timeout) { standIns.allSatisfy { self.converge($0) } }
-        let done = Set(standIns.filter { $0.keptSince.map { MonotonicClock.now - $0 >= Self.settle } == true }.map(\.key))
+        mirror.connection.loop.run(timeout: timeout) {
+            standIns = standIns.compactMap { self.converge($0) ? $0 : self.replacingIfStuck($0) }
+            return standIns.allSatisfy { $0.kept(for: Self.settle) }
+        }
+        let done = Set(standIns.filter { $0.kept(for: Self.settle) }.map(\.key))
         // WirePlumber saves after reading the node's params again (a round
         // trip of its own): two round trips through a metadata it
         // implements put our destroy behind that.
@@ -53,15 +51,29 @@ final class StandInStreams {
         return done
     }
 
-    /// One look at a stand-in: whether it has kept the user's values long
-    /// enough; sends them (again) when it does not report them.
+    private func makeStandIn(key: String, user: WirePlumberStreamState.UserVolumes) -> StandIn? {
+        created += 1
+        guard let props = WirePlumberStreamState.standInProperties(for: key, channels: user.channelVolumes.count) else { return nil }
+        return StandIn(core: mirror.connection.core, props: props, marker: "stand-in \(getpid())-\(created)", key: key, user: user)
+    }
+
+    /// A stand-in that never takes the user's values is replaced by a new
+    /// one: on WirePlumber 0.5.8 about one in five kept reporting its
+    /// defaults through every resend, and WirePlumber saved those; a new
+    /// node took the values at once (docs/POLICY.md, "WirePlumber's memory").
+    private func replacingIfStuck(_ standIn: StandIn) -> StandIn? {
+        guard standIn.keptSince == nil, MonotonicClock.now - standIn.createdAt >= Self.replaceAfter else { return standIn }
+        return makeStandIn(key: standIn.key, user: standIn.user) ?? standIn
+    }
+
+    /// One look at a stand-in: whether it reports the user's values now;
+    /// sends them (again) when it does not.
     private func converge(_ standIn: StandIn) -> Bool {
         let now = MonotonicClock.now
         guard let id = standIn.id(in: mirror.graph), let node = mirror.graph.nodes[id], node.volume != nil else { return false }
         if standIn.reports(node) {
-            let since = standIn.keptSince ?? now
-            standIn.keptSince = since
-            return now - since >= Self.settle
+            standIn.keptSince = standIn.keptSince ?? now
+            return true
         }
         standIn.keptSince = nil
         if standIn.sentAt.map({ now - $0 >= Self.resend }) ?? true {
@@ -93,6 +105,7 @@ private final class StandIn {
     /// Since when it has reported the user's values, and when we last sent them.
     var keptSince: Double?
     var sentAt: Double?
+    let createdAt = MonotonicClock.now
     private let proxy: OpaquePointer
     private let marker: String
 
@@ -119,6 +132,10 @@ private final class StandIn {
     func reports(_ node: Graph.Node) -> Bool {
         node.volume.map { ReconcilePlanner.reports($0, 1) } == true && (node.mute ?? false) == user.mute
             && node.channelVolumes == user.channelVolumes
+    }
+
+    func kept(for settle: Double) -> Bool {
+        keptSince.map { MonotonicClock.now - $0 >= settle } == true
     }
 
     deinit { pw_proxy_destroy(proxy) }
