@@ -272,6 +272,22 @@ import Testing
         #expect(daemon.wakeUp == .some(nil))
     }
 
+    /// Props changes the adapter need not reconcile on: our own commands
+    /// coming back, and a stream in a fade; anything else is news.
+    @Test func propsThatCanChangeNoDecisionAreEchoes() throws {
+        var daemon = try musicThen("Navigation", app: "maps")
+        func echo(_ id: UInt32) -> Bool { daemon.core.isEcho(propsOf: id, in: daemon.graph) }
+        daemon.reconcile()
+        #expect(echo(10), "in a fade, stepped by the clock")
+        daemon.settle()
+        #expect(echo(10), "reporting the gain it was sent")
+        daemon.graph.nodes[10]?.volume = 0.7
+        #expect(!echo(10), "a volume someone else set")
+        #expect(!echo(1), "a node the agent never changed")
+        daemon.graph.addStream(10, serial: 9999, props: ["media.role": "Music"])
+        #expect(!echo(10), "a new node with the id of one we changed")
+    }
+
     /// The daemon confirming a gain is not worth a write (AgentJournal.differsDurably),
     /// so the journal last saved holds the duck's last command unconfirmed.
     /// An agent started from it after a crash confirms it from the graph when

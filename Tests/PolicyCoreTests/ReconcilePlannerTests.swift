@@ -281,7 +281,7 @@ import Testing
         #expect(harness.graph.links(from: 10).isEmpty)
         harness.now = 200
         let steps = harness.runUntilIdle([10: gain(1)])
-        #expect(steps.first?.actions.first == .link(stream: 10, to: 1))
+        #expect(steps.first?.actions.first == .link(output: 10, input: 1))
         #expect(steps.flatMap(\.actions).filter { if case .link = $0 { true } else { false } }.count == 1)
         let commanded = gains(steps, of: 10)
         #expect(commanded.count > 5)
@@ -298,7 +298,7 @@ import Testing
         var harness = PlannerHarness.standard()
         harness.run([10: hold()])
         let plan = harness.run([10: StreamDecision(gain: 1, preferredTarget: 2)])
-        #expect(plan.actions.first == .link(stream: 10, to: 2))
+        #expect(plan.actions.first == .link(output: 10, input: 2))
     }
 
     @Test func releaseOfACaptureStreamLinksTheDefaultSource() {
@@ -308,7 +308,7 @@ import Testing
         harness.run([10: gain(1), 20: gain(1)])
         #expect(harness.run([10: gain(1), 20: hold()]).actions == [.setGain(node: 20, gain: 0), .destroyLink(51)])
         let plan = harness.run([10: gain(1), 20: gain(1)])
-        #expect(plan.actions.first == .link(stream: 20, to: 3))
+        #expect(plan.actions.first == .link(output: 3, input: 20), "the source's output to the capture stream's input")
         #expect(harness.graph.links(to: 20).map(\.outputNode) == [3])
     }
 
@@ -463,7 +463,7 @@ import Testing
         harness.classified[10] = testClassified(10, category: category, exempt: exempt)
         let plan = harness.run([10: hold()])
         #expect(plan.actions.count == 2)
-        #expect(plan.actions.contains(.link(stream: 10, to: 1)))
+        #expect(plan.actions.contains(.link(output: 10, input: 1)))
         #expect(plan.actions.contains(.setGain(node: 10, gain: 1)))
         #expect(harness.volume(10) == 1)
         harness.now += 0.1

@@ -10,7 +10,7 @@ public enum ActionDescription {
         case .rampGain(let node, let gain, let milliseconds):
             return "ramp gain of \(name(node)) to \(gain.fixedDecimal(places: 3)) over \(milliseconds) ms"
         case .destroyLink(let link): return "destroy link \(link)"
-        case .link(let stream, let target): return "link \(name(stream)) to \(name(target))"
+        case .link(let output, let input): return "link \(name(output)) to \(name(input))"
         case .setTarget(let stream, let serial): return "move \(name(stream)) to the node with serial \(serial)"
         case .suspend(let node): return "suspend \(name(node))"
         }

@@ -6,8 +6,9 @@ public enum AgentAction: Sendable, Equatable {
     /// `milliseconds` (Props `volumeRampTime`; FadePacing).
     case rampGain(node: UInt32, gain: Double, milliseconds: Int)
     case destroyLink(UInt32)
-    /// Link a stream to a node (its sink for playback, its source for capture).
-    case link(stream: UInt32, to: UInt32)
+    /// Link a node's output ports to another's input ports: a playback
+    /// stream to its sink, a source to a capture stream.
+    case link(output: UInt32, input: UInt32)
     /// Ask WirePlumber to move a stream: `target.object` in the default metadata.
     case setTarget(stream: UInt32, targetSerial: UInt64)
     /// Send an unlinked held stream the node command `Suspend`: it stops

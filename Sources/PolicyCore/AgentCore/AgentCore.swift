@@ -415,7 +415,7 @@ public struct AgentCore: Sendable {
         restored = identity.dryRun ? [:] : journal.applied.mapValues(\.serial)
         var effects = act(restoring, graph: graph)
         for (id, applied) in journal.applied.sorted(by: { $0.key < $1.key }) where applied.routedTo != nil {
-            let write = MetadataWrite(metadata: "default", subject: id, key: "target.object", type: nil, value: nil)
+            let write = MetadataWrite.targetObject(of: id, serial: nil)
             effects.append(identity.dryRun ? .log(.info, "dry-run: would remove the target.object of \(id)") : .setMetadata(write))
         }
         // What WirePlumber saved under our gains, put back to the user's.
@@ -447,6 +447,23 @@ public struct AgentCore: Sendable {
         let left = journal.wirePlumberKeys.keys.sorted()
         return save(journal) + (left.isEmpty ? [] : [.log(.warning,
             "WirePlumber's saved volume of \(left.joined(separator: ", ")) could not be reset; 'pw-policy restore' tries again")])
+    }
+
+    /// Whether a change of node `id`'s Props can change no decision: a
+    /// stream in a fade (the planner steps a fade by the clock and reads no
+    /// volume until it ends), or one reporting the gain we sent it, our own
+    /// command coming back (only `volume` of Props matters to the policy).
+    /// Reconciling on them stepped every fade early: at hundreds of streams
+    /// each step's echoes ran a reconcile that sent the next step to all of
+    /// them, as fast as the daemon echoed, and every one was another Props
+    /// change for WirePlumber to work through. Fades step on their timer;
+    /// confirmations are read by the next reconcile, which the planner's
+    /// confirmation check schedules anyway (docs/PERFORMANCE.md, "Limits found").
+    public func isEcho(propsOf id: UInt32, in graph: Graph) -> Bool {
+        guard let applied = journal.applied[id], let node = graph.nodes[id], applied.serial == node.serial else { return false }
+        if applied.ramp != nil { return true }
+        guard let volume = node.volume, let commanded = applied.commandedGain else { return false }
+        return ReconcilePlanner.reports(volume, commanded)
     }
 
     /// The streams `restoreAll` put back to gain 1, by node id (serial).

@@ -57,6 +57,13 @@ public struct MetadataWrite: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         "\(subject) \(key) = \(value.map { "'\($0)'" } ?? "(removed)")"
     }
+
+    /// WirePlumber's request to move a stream to the node of `serial`
+    /// (nil removes it): `target.object` in the default metadata.
+    public static func targetObject(of stream: UInt32, serial: UInt64?) -> MetadataWrite {
+        MetadataWrite(metadata: "default", subject: stream, key: "target.object", type: serial == nil ? nil : "Spa:Id",
+                      value: serial.map(String.init))
+    }
 }
 
 /// The sd-daemon priorities (`<6>` …) that journald turns into levels.

@@ -416,7 +416,8 @@ public struct ReconcilePlanner: Sendable {
         } else {
             target = OutputDetection.defaultOutput(in: graph)
         }
-        return target.map { [.link(stream: node.id, to: $0)] } ?? []
+        guard let target else { return [] }
+        return [node.streamDirection == .capture ? .link(output: target, input: node.id) : .link(output: node.id, input: target)]
     }
 
     /// The target the stream asked for itself (`target.object`/`node.target`

@@ -60,26 +60,9 @@ final class AgentSession {
             case .props, .metadata: break
             }
             // One reconcile for a burst of events (and one syscall, not one each).
-            if self.isReady, !self.context.options.restoreOnly, !self.reconcileTimer.isPending, !self.isEcho(change) { self.reconcileTimer.schedule(after: 0) }
+            if case .props(let id) = change, self.context.core.isEcho(propsOf: id, in: self.mirror.graph) { return }
+            self.scheduleReconcile()
         }
-    }
-
-    /// A stream's Props that can change no decision: those of a stream in a
-    /// fade (the planner steps a fade by the clock and reads no volume until
-    /// it ends), or reporting the gain we sent it, our own command coming
-    /// back (only `volume` of Props matters to the policy). Reconciling on
-    /// them stepped every fade early: at hundreds of streams each step's
-    /// echoes ran a reconcile that sent the next step to all of them, as
-    /// fast as the daemon echoed, and every one was another Props change for
-    /// WirePlumber to work through. Fades step on their timer; confirmations
-    /// are read by the next reconcile, which the planner's confirmation check
-    /// schedules anyway (docs/PERFORMANCE.md, "Limits found").
-    private func isEcho(_ change: GraphMirror.ObjectChange) -> Bool {
-        guard case .props(let id) = change, let applied = context.core.journal.applied[id],
-              applied.serial == mirror.graph.nodes[id]?.serial else { return false }
-        if applied.ramp != nil { return true }
-        guard let volume = mirror.graph.nodes[id]?.volume, let commanded = applied.commandedGain else { return false }
-        return ReconcilePlanner.reports(volume, commanded)
     }
 
     private func observe() -> AgentCore.Observation {
@@ -152,38 +135,29 @@ final class AgentSession {
         // No more reconciling: it would take back what we restore.
         isReady = false
         reconcileTimer.cancel()
-        // Bounded: a stream that stopped mid-ramp may never finish it.
-        if let until = context.core.nativeRampsRunUntil {
-            let wait = min(until - MonotonicClock.now, 1)
-            if wait > 0 { usleep(UInt32(wait * 1_000_000)) }
-        }
+        let wait = RestoreConfirmation.wait(before: context.core.nativeRampsRunUntil, now: MonotonicClock.now)
+        if wait > 0 { usleep(UInt32(wait * 1_000_000)) }
         executor.execute(context.core.restoreAll(observe()))
         confirmRestore()
     }
 
-    /// Until every restored stream reports gain 1 twice in a row, a few
-    /// graph cycles apart, or 2 s: each round sends 1 again to the streams
-    /// that do not (AgentCore.restoreStragglers).
+    /// Checks the restored streams a few graph cycles apart until the core
+    /// is content (RestoreConfirmation).
     private func confirmRestore() {
         guard !context.core.restored.isEmpty else { return }
-        let deadline = MonotonicClock.now + 2
-        var quietChecks = 0
-        var stragglers: [AgentAction] = []
-        while quietChecks < 2 && MonotonicClock.now < deadline && connection.isConnected {
+        var confirmation = RestoreConfirmation(startedAt: MonotonicClock.now)
+        while connection.isConnected {
             connection.loop.run(timeout: 0.1) { false }
             connection.roundTrip(timeout: 1)
-            stragglers = context.core.restoreStragglers(in: mirror.graph)
-            if stragglers.isEmpty {
-                quietChecks += 1
-            } else {
-                quietChecks = 0
-                executor.execute(stragglers.map(AgentEffect.graph) + [.flush])
+            switch confirmation.checked(stragglers: context.core.restoreStragglers(in: mirror.graph), now: MonotonicClock.now) {
+            case .confirmed:
+                return
+            case .checkAgain(let resend):
+                if !resend.isEmpty { executor.execute(resend.map(AgentEffect.graph) + [.flush]) }
+            case .gaveUp(let resend, let warning):
+                if !resend.isEmpty { executor.execute(resend.map(AgentEffect.graph) + [.flush]) }
+                return context.log.warning(warning)
             }
-        }
-        if !stragglers.isEmpty {
-            context.log.warning("\(stragglers.count) streams did not report gain 1 again; they may keep a policy gain")
-        } else if quietChecks < 2 && connection.isConnected {
-            context.log.warning("could not confirm every stream's gain within 2 s")
         }
     }
 }

@@ -167,18 +167,14 @@ final class EffectExecutor {
                                    stepFrames: FadePacing.rampStepFrames)
         case .destroyLink(let link):
             try actions.destroy(link: link)
-        case .link(let stream, let target):
+        case .link(let output, let input):
             // Lingering links survive the agent, as WirePlumber's do.
-            if mirror.graph.nodes[stream]?.streamDirection == .capture {
-                try actions.link(output: target, to: stream, linger: true)
-            } else {
-                try actions.link(output: stream, to: target, linger: true)
-            }
+            try actions.link(output: output, to: input, linger: true)
         case .suspend(let node):
             try actions.suspend(node: node)
         case .setTarget(let stream, let serial):
-            try actions.setMetadata(named: "default", subject: stream, key: "target.object",
-                                    type: "Spa:Id", value: String(serial))
+            let write = MetadataWrite.targetObject(of: stream, serial: serial)
+            try actions.setMetadata(named: write.metadata, subject: write.subject, key: write.key, type: write.type, value: write.value)
         }
     }
 }

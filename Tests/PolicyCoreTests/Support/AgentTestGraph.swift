@@ -51,12 +51,8 @@ extension Graph {
         switch action {
         case .setGain(let node, let gain), .rampGain(let node, let gain, _): nodes[node]?.volume = Float(gain)
         case .destroyLink(let id): links[id] = nil
-        case .link(let stream, let target):
-            if nodes[stream]?.streamDirection == .capture {
-                addLink(nextLinkID, from: target, to: stream)
-            } else {
-                addLink(nextLinkID, from: stream, to: target)
-            }
+        case .link(let output, let input):
+            addLink(nextLinkID, from: output, to: input)
             nextLinkID += 1
         case .suspend(let node): nodes[node]?.state = .suspended
         case .setTarget: break

@@ -151,7 +151,7 @@ struct InMemoryDaemon {
 
     private mutating func perform(_ action: AgentAction) {
         if case .setTarget(let stream, let serial) = action {
-            setMetadata(MetadataWrite(metadata: "default", subject: stream, key: "target.object", type: "Spa:Id", value: String(serial)))
+            setMetadata(.targetObject(of: stream, serial: serial))
         }
         graph.apply(action, nextLinkID: &nextLinkID)
         switch action {
