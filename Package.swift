@@ -55,7 +55,9 @@ let package = Package(
         .target(name: "PolicyFiles", dependencies: ["PolicyCore"]),
         // The native PipeWire client (Client/: loop, connection, graph mirror,
         // actions) and the agent on it (Agent/: observe, decide, execute).
-        .target(name: "PolicyPipeWire", dependencies: ["CPipeWire", "PolicyCore", "PolicyFiles", "PolicyDBus"],
+        .target(name: "PolicyPipeWire", dependencies: ["CPipeWire", "PolicyCore", "PolicyFiles"],
+                swiftSettings: pipewireSwift),
+        .target(name: "PolicyAgent", dependencies: ["CPipeWire", "PolicyCore", "PolicyFiles", "PolicyPipeWire", "PolicyDBus"],
                 swiftSettings: pipewireSwift),
         // The session-bus client: sd-bus on a loop the caller provides (BusLoop,
         // which PolicyPipeWire's EventLoop satisfies), MPRIS players observed.
@@ -65,14 +67,14 @@ let package = Package(
         .executableTarget(
             name: "pw-policy",
             dependencies: [
-                "PolicyCore", "PolicyFiles", "PolicyPipeWire", "PolicyCLI",
+                "PolicyCore", "PolicyFiles", "PolicyPipeWire", "PolicyAgent", "PolicyCLI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: pipewireSwift
         ),
         // `pw-policy run` hands over to this lean executable: the same agent
         // without Foundation or ArgumentParser (docs/PERFORMANCE.md, "Memory").
-        .executableTarget(name: "pw-policy-agent", dependencies: ["PolicyCore", "PolicyPipeWire"],
+        .executableTarget(name: "pw-policy-agent", dependencies: ["PolicyCore", "PolicyAgent"],
                           swiftSettings: pipewireSwift, linkerSettings: agentLinking),
         .testTarget(
             name: "PolicyCoreTests",
@@ -87,7 +89,7 @@ let package = Package(
         ),
         .testTarget(name: "PolicyCLITests", dependencies: ["PolicyCLI", "PolicyCore", "PolicyFiles"]),
         .testTarget(name: "PolicyDBusTests", dependencies: ["PolicyDBus", "PolicyCore", "PolicyFiles"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["PolicyCore", "PolicyFiles", "PolicyPipeWire", "PolicyDBus"],
+        .testTarget(name: "IntegrationTests", dependencies: ["PolicyCore", "PolicyFiles", "PolicyPipeWire", "PolicyAgent", "PolicyDBus"],
                     swiftSettings: pipewireSwift),
         // Prints decisions/second of the engine at several graph sizes (not a test).
         .executableTarget(name: "pw-policy-engine-bench", dependencies: ["PolicyCore", "PolicyFiles"], path: "bench/EngineBench"),
@@ -108,7 +110,7 @@ let package = Package(
                           cSettings: pipewireC,
                           linkerSettings: [.linkedLibrary("pipewire-0.3"), .linkedLibrary("systemd"), .linkedLibrary("m")]),
         // Reaction latency, scale, memory and idle CPU of the agent beside WirePlumber (bench/run).
-        .executableTarget(name: "pw-policy-observer", dependencies: ["PolicyCore", "PolicyFiles", "PolicyPipeWire"],
+        .executableTarget(name: "pw-policy-observer", dependencies: ["PolicyCore", "PolicyFiles", "PolicyPipeWire", "PolicyAgent"],
                           path: "bench/Observer", swiftSettings: pipewireSwift),
     ],
     swiftLanguageModes: [.v6]

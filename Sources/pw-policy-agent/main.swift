@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import PolicyCore
+import PolicyAgent
 import PolicyPipeWire
 
 // The agent of `pw-policy run`, which starts it: the same agent, in an

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PolicyCLI
 import PolicyCore
+import PolicyAgent
 import PolicyPipeWire
 
 /// `pw-policy check-config`: validates the configuration and prints the effective one.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PolicyCore
+import PolicyAgent
 import PolicyPipeWire
 
 /// `pw-policy dump`: the graph as the agent's mirror sees it.

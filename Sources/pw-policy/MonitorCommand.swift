@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PolicyCLI
 import PolicyCore
+import PolicyAgent
 import PolicyPipeWire
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
 import ArgumentParser
+import PolicyAgent
 import PolicyPipeWire
 
 @main

@@ -4,6 +4,7 @@ import Glibc
 #endif
 import PolicyCLI
 import PolicyCore
+import PolicyAgent
 import PolicyPipeWire
 
 /// A short-lived connection for one CLI command: connect, mirror, sync; then

@@ -1,5 +1,6 @@
 import ArgumentParser
 import PolicyCore
+import PolicyAgent
 import PolicyPipeWire
 
 /// `pw-policy restore`: undo what an agent that did not stop cleanly left.

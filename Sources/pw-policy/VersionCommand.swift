@@ -1,5 +1,6 @@
 import ArgumentParser
 import PolicyCore
+import PolicyAgent
 import PolicyPipeWire
 
 /// `pw-policy version`, in the three-line style of the pw-* tools.

@@ -1,6 +1,7 @@
 import Foundation
 import PolicyCore
 import PolicyFiles
+import PolicyAgent
 import PolicyPipeWire
 import Testing
 

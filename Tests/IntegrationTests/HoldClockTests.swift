@@ -1,5 +1,6 @@
 import Foundation
 import PolicyCore
+import PolicyAgent
 import PolicyPipeWire
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import PolicyCore
 import PolicyDBus
+import PolicyAgent
 import PolicyPipeWire
 import Testing
 

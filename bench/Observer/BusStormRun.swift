@@ -1,6 +1,7 @@
 import Foundation
 import PolicyCore
 import PolicyFiles
+import PolicyAgent
 import PolicyPipeWire
 
 /// What a media player that floods the session bus costs (docs/PLAYERS.md,

@@ -1,4 +1,5 @@
 import Foundation
+import PolicyAgent
 import PolicyPipeWire
 import PolicyFiles
 

@@ -1,4 +1,5 @@
 import PolicyCore
+import PolicyAgent
 import PolicyPipeWire
 
 /// One ducking stream arriving, as the observer saw it (monotonic seconds).

@@ -1,5 +1,6 @@
 import Foundation
 import PolicyCore
+import PolicyAgent
 import PolicyPipeWire
 
 /// One plain stream (the probe) arriving just after a ducking stream came and

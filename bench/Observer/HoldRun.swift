@@ -1,5 +1,6 @@
 import Foundation
 import PolicyCore
+import PolicyAgent
 import PolicyPipeWire
 
 /// One headphones sink disappearing under a playing stream, as the observer

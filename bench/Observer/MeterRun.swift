@@ -1,4 +1,5 @@
 import PolicyCore
+import PolicyAgent
 import PolicyPipeWire
 
 /// What metering a stream that ducks others costs (docs/POLICY.md,

@@ -1,4 +1,5 @@
 import PolicyCore
+import PolicyAgent
 import PolicyPipeWire
 import PolicyFiles
 

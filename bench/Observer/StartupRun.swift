@@ -1,5 +1,6 @@
 import Foundation
 import PolicyCore
+import PolicyAgent
 import PolicyPipeWire
 
 /// The agent starting on a graph that already has the background streams and

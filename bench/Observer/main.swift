@@ -9,6 +9,7 @@
 import Foundation
 import PolicyCore
 import PolicyFiles
+import PolicyAgent
 import PolicyPipeWire
 
 func parseOptions(_ arguments: [String]) throws -> BenchOptions {

@@ -18,7 +18,7 @@ import PolicyFiles
 /// may restore its saved values on it meanwhile: the agent sets its values
 /// again until the stand-in has reported them, and nothing else, for a
 /// while; then, after a round trip through WirePlumber, the node goes.
-final class StandInStreams {
+public final class StandInStreams {
     private let actions: GraphActions
     private var mirror: GraphMirror { actions.mirror }
     /// How many stand-ins this process made: names each one uniquely.
@@ -32,11 +32,11 @@ final class StandInStreams {
     /// takes its place.
     static let replaceAfter = 0.8
 
-    init(actions: GraphActions) { self.actions = actions }
+    public init(actions: GraphActions) { self.actions = actions }
 
     /// Resets every key at once, running the loop until done or `timeout`
     /// (for shutdown); returns the keys reset.
-    func reset(_ keys: [String: WirePlumberStreamState.UserVolumes], timeout: Double = 3) -> Set<String> {
+    public func reset(_ keys: [String: WirePlumberStreamState.UserVolumes], timeout: Double = 3) -> Set<String> {
         var standIns = keys.sorted { $0.key < $1.key }.compactMap { makeStandIn(key: $0.key, user: $0.value) }
         let deadline = MonotonicClock.now + timeout
         mirror.connection.loop.run(timeout: timeout) {

@@ -1,4 +1,5 @@
 import PolicyCore
+import PolicyPipeWire
 import PolicyDBus
 import PolicyFiles
 #if canImport(Glibc)

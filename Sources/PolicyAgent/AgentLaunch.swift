@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import PolicyCore
+import PolicyPipeWire
 import PolicyFiles
 
 /// What `pw-policy run` starts: the agent with its options. The command line

@@ -1,4 +1,5 @@
 import PolicyCore
+import PolicyPipeWire
 import PolicyFiles
 
 /// The one writer: carries out what `AgentCore` decided, in the order it

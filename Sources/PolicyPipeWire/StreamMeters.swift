@@ -10,7 +10,7 @@ import PolicyFiles
 /// (`resample.peaks`, one channel, `rate` values a second), in the loop's
 /// thread; each meter's `AudibilityMeter` says when its audibility changes,
 /// and only then is `onChange` called.
-final class StreamMeters {
+public final class StreamMeters {
     private let connection: Connection
     private let onChange: () -> Void
     private var meters: [UInt32: Meter] = [:]
@@ -19,18 +19,18 @@ final class StreamMeters {
     /// Peak values a second: blocks of 20 ms at most, fine for a 300 ms hold.
     static let rate: UInt32 = 50
 
-    init(connection: Connection, onChange: @escaping () -> Void) {
+    public init(connection: Connection, onChange: @escaping () -> Void) {
         self.connection = connection
         self.onChange = onChange
     }
 
     /// What the meters measured, for the core.
-    var readings: AgentCore.Meters {
+    public var readings: AgentCore.Meters {
         AgentCore.Meters(readings: meters.filter { !failed.contains($0.key) }.mapValues(\.meter.audibility), failed: failed)
     }
 
     /// Meters exactly these streams (node id → serial): new ones made, gone ones destroyed.
-    func meter(_ streams: [UInt32: UInt64]) {
+    public func meter(_ streams: [UInt32: UInt64]) {
         for (id, meter) in meters where streams[id] != meter.serial || failed.contains(id) { meters[id] = nil }
         failed = failed.filter { streams[$0] != nil }
         for (id, serial) in streams.sorted(by: { $0.key < $1.key }) where meters[id] == nil && !failed.contains(id) {

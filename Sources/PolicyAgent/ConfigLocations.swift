@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import PolicyCore
+import PolicyPipeWire
 import PolicyFiles
 
 /// Where the config is searched: PipeWire's order (ConfigLoader), with the

@@ -1,14 +1,13 @@
 import CPipeWire
-import PolicyDBus
 
 /// An fd watched on the loop (an IO source); the source goes with this
 /// object, the fd stays open (its owner closes it).
-public final class LoopIO: BusLoopWatch {
+public final class LoopIO {
     private unowned let loop: EventLoop
     private var source: UnsafeMutablePointer<spa_source>!
     private let handler: (UInt32) -> Void
 
-    init(loop: EventLoop, fd: Int32, events: UInt32, handler: @escaping (UInt32) -> Void) {
+    public init(loop: EventLoop, fd: Int32, events: UInt32, handler: @escaping (UInt32) -> Void) {
         self.loop = loop
         self.handler = handler
         source = cpw_loop_add_io(loop.pwLoop, fd, events, false, { data, _, mask in
@@ -23,18 +22,5 @@ public final class LoopIO: BusLoopWatch {
 
     deinit {
         cpw_loop_destroy_source(loop.pwLoop, source)
-    }
-}
-
-extension LoopTimer: BusLoopTimer {}
-
-/// The session bus joins the PipeWire loop (docs/PLAYERS.md).
-extension EventLoop: BusLoop {
-    public func watch(fd: Int32, events: UInt32, _ handler: @escaping (UInt32) -> Void) -> any BusLoopWatch {
-        LoopIO(loop: self, fd: fd, events: events, handler: handler)
-    }
-
-    public func busTimer(_ action: @escaping () -> Void) -> any BusLoopTimer {
-        makeTimer(action)
     }
 }

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import PolicyCore
+import PolicyPipeWire
 import PolicyDBus
 import PolicyFiles
 

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import PolicyCore
+import PolicyPipeWire
 
 /// Logging to stderr with the sd-daemon priority prefixes (`<6>` …) that
 /// journald turns into levels when the agent runs as a systemd user unit.

@@ -1,4 +1,5 @@
 import PolicyCore
+import PolicyPipeWire
 import PolicyFiles
 
 /// What the desktop knows about the apps behind the streams, for the core's

@@ -1,22 +1,21 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import CPipeWire
+import CPipeWire  // SPA_IO_IN
+import PolicyPipeWire
 
 /// Watches directories (the config's, the desktop entries') with inotify on
 /// the PipeWire loop and calls back (debounced) when a file in them changes:
 /// no polling.
 final class DirectoryWatcher {
-    private let loop: EventLoop
     private let fd: Int32
-    private var source: UnsafeMutablePointer<spa_source>?
+    private var watch: LoopIO?
     private let changed: () -> Void
     private var debounce: LoopTimer!
 
     init?(loop: EventLoop, directories: [String], changed: @escaping () -> Void) {
         let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard fd >= 0 else { return nil }
-        self.loop = loop
         self.fd = fd
         self.changed = changed
         let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CREATE)
@@ -24,9 +23,7 @@ final class DirectoryWatcher {
             _ = inotify_add_watch(fd, directory, mask)  // absent directories are fine
         }
         debounce = loop.makeTimer { [unowned self] in self.changed() }
-        source = cpw_loop_add_io(loop.pwLoop, fd, UInt32(SPA_IO_IN), false, { data, _, _ in
-            Unmanaged<DirectoryWatcher>.fromOpaque(data!).takeUnretainedValue().drain()
-        }, Unmanaged.passUnretained(self).toOpaque())
+        watch = LoopIO(loop: loop, fd: fd, events: UInt32(SPA_IO_IN)) { [unowned self] _ in self.drain() }
     }
 
     private func drain() {
@@ -37,7 +34,7 @@ final class DirectoryWatcher {
     }
 
     deinit {
-        if let source { cpw_loop_destroy_source(loop.pwLoop, source) }
+        watch = nil  // the source goes before its fd
         close(fd)
     }
 }
