@@ -76,10 +76,13 @@ let package = Package(
         // without Foundation or ArgumentParser (docs/PERFORMANCE.md, "Memory").
         .executableTarget(name: "pw-policy-agent", dependencies: ["PolicyCore", "PolicyAgent"],
                           swiftSettings: pipewireSwift, linkerSettings: agentLinking),
+        // What the tests and the benches build on (as NIOTestUtils): graphs
+        // by hand, child processes.
+        .target(name: "PolicyTestSupport", dependencies: ["PolicyCore", "PolicyFiles"], path: "Tests/Support"),
         .testTarget(
             name: "PolicyCoreTests",
             dependencies: [
-                "PolicyCore", "PolicyFiles", "CPipeWire",
+                "PolicyCore", "PolicyFiles", "PolicyTestSupport", "CPipeWire",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             // The real-world corpus is data the tests read from the source tree
@@ -87,12 +90,14 @@ let package = Package(
             exclude: ["Corpus"],
             swiftSettings: pipewireSwift
         ),
-        .testTarget(name: "PolicyCLITests", dependencies: ["PolicyCLI", "PolicyCore", "PolicyFiles"]),
+        .testTarget(name: "PolicyCLITests", dependencies: ["PolicyCLI", "PolicyCore", "PolicyFiles", "PolicyTestSupport"]),
         .testTarget(name: "PolicyDBusTests", dependencies: ["PolicyDBus", "PolicyCore", "PolicyFiles"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["PolicyCore", "PolicyFiles", "PolicyPipeWire", "PolicyAgent", "PolicyDBus"],
+        .testTarget(name: "IntegrationTests", dependencies: ["PolicyCore", "PolicyFiles", "PolicyPipeWire", "PolicyAgent", "PolicyDBus",
+                                                            "PolicyTestSupport"],
                     swiftSettings: pipewireSwift),
         // Prints decisions/second of the engine at several graph sizes (not a test).
-        .executableTarget(name: "pw-policy-engine-bench", dependencies: ["PolicyCore", "PolicyFiles"], path: "bench/EngineBench"),
+        .executableTarget(name: "pw-policy-engine-bench", dependencies: ["PolicyCore", "PolicyFiles", "PolicyTestSupport"],
+                          path: "bench/EngineBench"),
         // Many playback streams and null sinks in one process, driven by stdin (benchmarks, fault tests).
         .executableTarget(name: "pw-policy-load", dependencies: ["CPipeWire"], path: "bench/Load",
                           cSettings: pipewireC, linkerSettings: [.linkedLibrary("pipewire-0.3"), .linkedLibrary("m")]),
@@ -110,7 +115,8 @@ let package = Package(
                           cSettings: pipewireC,
                           linkerSettings: [.linkedLibrary("pipewire-0.3"), .linkedLibrary("systemd"), .linkedLibrary("m")]),
         // Reaction latency, scale, memory and idle CPU of the agent beside WirePlumber (bench/run).
-        .executableTarget(name: "pw-policy-observer", dependencies: ["PolicyCore", "PolicyFiles", "PolicyPipeWire", "PolicyAgent"],
+        .executableTarget(name: "pw-policy-observer", dependencies: ["PolicyCore", "PolicyFiles", "PolicyPipeWire", "PolicyAgent",
+                                                                 "PolicyTestSupport"],
                           path: "bench/Observer", swiftSettings: pipewireSwift),
     ],
     swiftLanguageModes: [.v6]

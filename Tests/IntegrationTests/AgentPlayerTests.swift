@@ -1,6 +1,7 @@
 import Foundation
 import PolicyCore
 import Testing
+import PolicyTestSupport
 
 extension AgentScene {
     /// mpv's stream and its published status once the agent matched mpv to

@@ -1,6 +1,7 @@
 import Foundation
 import PolicyCore
 import Testing
+import PolicyTestSupport
 
 /// The app behind a stream, as the desktop knows it
 /// (docs/CLASSIFICATION.md, "App knowledge"), on the real agent: the
@@ -32,7 +33,7 @@ struct AppKnowledgeAgentTests {
 
     /// Plays the scene's tone as `program` (a copy of pw-cat), under the
     /// media.name "<program>.wav", with no media.role.
-    static func play(as program: String, in scene: AgentScene, environment: [String: String] = [:]) throws -> Command.Background {
+    static func play(as program: String, in scene: AgentScene, environment: [String: String] = [:]) throws -> ChildProcess {
         let bin = scene.sandbox.path("bin")
         try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
         let path = bin + "/" + program

@@ -3,6 +3,7 @@ import PolicyCore
 import PolicyAgent
 import PolicyPipeWire
 import Testing
+import PolicyTestSupport
 
 /// Every command of the built `pw-policy` against the real agent
 /// (`pw-policy run`) with real streams that cause the effects the CLI shows.
@@ -341,7 +342,7 @@ struct CLIWithAgentTests {
         defer { music.stop() }
         #expect(scene.waitForSinks("music", ["speakers"]) && scene.waitForVolume("music", 1))
         let output = scene.sandbox.path("monitor.out"), errors = scene.sandbox.path("monitor.err")
-        let monitor = try Command.Background([CLI.binary, "monitor", "-r", scene.sandbox.remote] + (json ? ["--json"] : []),
+        let monitor = try ChildProcess([CLI.binary, "monitor", "-r", scene.sandbox.remote] + (json ? ["--json"] : []),
                                              environment: scene.sandbox.environment.merging(CLI.quietEnvironment) { $1 },
                                              stdout: output, stderr: errors)
         defer { monitor.stop(signal: SIGKILL) }
@@ -407,7 +408,7 @@ struct CLIWithAgentTests {
     @Test func monitorReportsTheAgentGoingAndComing() throws {
         let scene = try AgentScene()
         let output = scene.sandbox.path("monitor.out")
-        let monitor = try Command.Background([CLI.binary, "monitor", "-r", scene.sandbox.remote],
+        let monitor = try ChildProcess([CLI.binary, "monitor", "-r", scene.sandbox.remote],
                                              environment: scene.sandbox.environment.merging(CLI.quietEnvironment) { $1 },
                                              stdout: output)
         defer { monitor.stop(signal: SIGKILL) }

@@ -1,6 +1,7 @@
 import Foundation
 import PolicyCore
 import Testing
+import PolicyTestSupport
 
 extension TimingSensitiveSuites {
     /// Silent mode follows the desktop's Do Not Disturb, each desktop's own
@@ -17,7 +18,7 @@ extension TimingSensitiveSuites {
 
         /// Music, a game mixing beside it and an alert, all at gain 1 with
         /// Do Not Disturb off.
-        private func playMusicGameAndAlert(_ scene: AgentScene) throws -> [Command.Background] {
+        private func playMusicGameAndAlert(_ scene: AgentScene) throws -> [ChildProcess] {
             let players = [try scene.play("music", role: "Music"), try scene.play("game", role: "Game"),
                            try scene.play("alert", role: "Notification")]
             for name in ["music", "game", "alert"] {
@@ -66,7 +67,7 @@ extension TimingSensitiveSuites {
             // dunst comes after the agent: it is followed from when it owns its name.
             let display = try XvfbDisplay(sandbox: scene.sandbox)
             try RealClient.require("dunst", package: "dunst")
-            let dunst = try Command.Background(["dunst"], environment: scene.sandbox.environment.merging(["DISPLAY": display.name]) { $1 },
+            let dunst = try ChildProcess(["dunst"], environment: scene.sandbox.environment.merging(["DISPLAY": display.name]) { $1 },
                                                stderr: scene.sandbox.path("dunst.err"))
             defer { dunst.stop() }
             func dunstctl(_ arguments: [String]) throws -> Command.Result {
@@ -134,7 +135,7 @@ extension TimingSensitiveSuites {
             let players = try playMusicGameAndAlert(scene)
             defer { players.forEach { $0.stop() } }
             let output = scene.sandbox.path("plasma.out")
-            let plasma = try Command.Background([Sandbox.repositoryRoot + "/Tests/StandIns/plasma-notifications"],
+            let plasma = try ChildProcess([Sandbox.repositoryRoot + "/Tests/StandIns/plasma-notifications"],
                                                 environment: scene.sandbox.environment, input: true,
                                                 stdout: output, stderr: scene.sandbox.path("plasma.err"))
             defer { plasma.stop() }
@@ -159,7 +160,7 @@ extension TimingSensitiveSuites {
 
             // A Plasma whose Inhibited is a double: unusable, logged once
             // (a new service gets a fresh start), not followed.
-            let wrong = try Command.Background([Sandbox.repositoryRoot + "/Tests/StandIns/plasma-notifications"],
+            let wrong = try ChildProcess([Sandbox.repositoryRoot + "/Tests/StandIns/plasma-notifications"],
                                                environment: scene.sandbox.environment, input: true,
                                                stdout: output + ".2", stderr: scene.sandbox.path("plasma.err"))
             defer { wrong.stop() }

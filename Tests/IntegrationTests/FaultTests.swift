@@ -4,6 +4,7 @@ import PolicyFiles
 import PolicyAgent
 import PolicyPipeWire
 import Testing
+import PolicyTestSupport
 
 extension TimingSensitiveSuites {
     /// Issue 6's faults: WirePlumber restarting under the agent, a storm of
@@ -79,7 +80,7 @@ extension TimingSensitiveSuites {
             #expect(scene.waitForSinks("music", ["speakers"]) && scene.waitForSinks("radio", ["speakers"]))
             let linksBefore = linkEnds(scene.client.graph)
 
-            let load = try Command.Background([Loader.binary, "-r", scene.sandbox.remote], environment: scene.sandbox.environment,
+            let load = try ChildProcess([Loader.binary, "-r", scene.sandbox.remote], environment: scene.sandbox.environment,
                                               input: true, stderr: scene.sandbox.path("load.log"))
             defer { load.stop() }
             let kinds = ["policy.category=playback policy.options=[duck-others]", "media.role=Game",

@@ -3,6 +3,7 @@ import PolicyCore
 import PolicyAgent
 import PolicyPipeWire
 import Testing
+import PolicyTestSupport
 
 extension TimingSensitiveSuites {
     /// The native client mirrors the real graph and its actions really
@@ -18,7 +19,7 @@ extension TimingSensitiveSuites {
             try Audio.writeTone(to: tone, seconds: 30)
         }
 
-        private func playMusic(name: String = "music") throws -> Command.Background {
+        private func playMusic(name: String = "music") throws -> ChildProcess {
             try sandbox.play(tone: tone, as: name, role: "Music")
         }
 

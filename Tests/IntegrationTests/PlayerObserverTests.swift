@@ -4,6 +4,7 @@ import PolicyDBus
 import PolicyAgent
 import PolicyPipeWire
 import Testing
+import PolicyTestSupport
 
 extension TimingSensitiveSuites {
     /// The MPRIS observer on a sandbox's private session bus, with our test

@@ -1,6 +1,7 @@
 import Foundation
 import PolicyCore
 import Testing
+import PolicyTestSupport
 
 extension TimingSensitiveSuites {
     /// The agent beside applications nobody here wrote — Chromium,
@@ -59,7 +60,7 @@ extension TimingSensitiveSuites {
 
             // Every PlaybackStatus the player reports from now on.
             let statusPath = scene.sandbox.path("chromium-mpris.txt")
-            let follower = try Command.Background(["playerctl", "-p", chromium.playerName, "--follow", "status"],
+            let follower = try ChildProcess(["playerctl", "-p", chromium.playerName, "--follow", "status"],
                                                   environment: scene.sandbox.environment, stdout: statusPath)
             defer { follower.stop() }
             let recorder = try scene.recordSink("speakers", to: "call-speakers.wav")
@@ -422,7 +423,7 @@ extension TimingSensitiveSuites {
             let display = try XvfbDisplay(sandbox: scene.sandbox)
             defer { display.stop() }
             // paplay named like an app: WirePlumber keys it by application.name.
-            func paplay(_ name: String) throws -> Command.Background {
+            func paplay(_ name: String) throws -> ChildProcess {
                 let file = scene.sandbox.path("\(name).wav")
                 if !FileManager.default.fileExists(atPath: file) { symlink(scene.tone, file) }
                 let player = try scene.sandbox.spawn(["paplay", "--client-name=mpv", file])

@@ -1,6 +1,7 @@
 import Foundation
 import PolicyCore
 @testable import PolicyCLI
+import PolicyTestSupport
 
 /// Graphs and agent states as the agent would publish them, for the renderers.
 enum Fixtures {
@@ -44,25 +45,24 @@ enum Fixtures {
                      output: "speakers", explanation: explanation)
     }
 
-    static func node(_ id: UInt32, app: String, binary: String? = nil, mediaName: String? = nil,
-                     mediaClass: String = "Stream/Output/Audio", client: UInt32? = nil) -> Graph.Node {
-        var props = ["media.class": mediaClass, "application.name": app, "node.name": "\(app.lowercased())-node"]
+    /// A stream's properties as an app's `pw_stream` gives them.
+    static func streamProps(app: String, binary: String? = nil, mediaName: String? = nil) -> [String: String] {
+        var props = ["application.name": app, "node.name": "\(app.lowercased())-node"]
         if let binary { props["application.process.binary"] = binary }
         if let mediaName { props["media.name"] = mediaName }
-        if let client { props["client.id"] = String(client) }
-        return Graph.Node(id: id, props: props, state: .running)
+        return props
     }
 
     /// Spotify ducked by Maps, Firefox held by Zoom, a silenced game.
     static var busyGraph: Graph {
         var graph = Graph()
-        graph.nodes[31] = Graph.Node(id: 31, props: ["media.class": "Audio/Sink", "node.name": "speakers"], state: .running)
-        graph.nodes[57] = node(57, app: "Spotify", binary: "spotify", mediaName: "Song")
-        graph.nodes[60] = node(60, app: "Maps", mediaName: "Turn left")
-        graph.nodes[63] = node(63, app: "Firefox", binary: "firefox")
-        graph.nodes[70] = node(70, app: "Zoom", binary: "zoom", mediaClass: "Stream/Input/Audio")
-        graph.nodes[71] = node(71, app: "Zoom", binary: "zoom")
-        graph.nodes[80] = node(80, app: "Game", binary: "game")
+        graph.addSink(31, name: "speakers", state: .running)
+        graph.addStream(57, props: streamProps(app: "Spotify", binary: "spotify", mediaName: "Song"))
+        graph.addStream(60, props: streamProps(app: "Maps", mediaName: "Turn left"))
+        graph.addStream(63, props: streamProps(app: "Firefox", binary: "firefox"))
+        graph.addStream(70, direction: .capture, props: streamProps(app: "Zoom", binary: "zoom"))
+        graph.addStream(71, props: streamProps(app: "Zoom", binary: "zoom"))
+        graph.addStream(80, props: streamProps(app: "Game", binary: "game"))
         let entries: [(subject: UInt32, key: String, value: String)] = [
             (0, AgentProtocol.agentKey, json(agent)),
             (0, AgentProtocol.outputsKey, json(outputs)),

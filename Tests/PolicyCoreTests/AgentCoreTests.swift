@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PolicyCore
+import PolicyTestSupport
 
 /// The control loop's ordering rules, scenario by scenario, against the
 /// in-memory daemon (docs/ARCHITECTURE.md, "The control loop").

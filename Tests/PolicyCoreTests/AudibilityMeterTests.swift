@@ -1,5 +1,6 @@
 import Testing
 @testable import PolicyCore
+import PolicyTestSupport
 
 /// A meter's peaks turned into audibility (docs/POLICY.md, "Ducking while
 /// audible"), and which streams the agent meters.

@@ -1,5 +1,6 @@
 import Testing
 @testable import PolicyCore
+import PolicyTestSupport
 
 @Suite struct ControlRequestsTests {
     /// The `pw-policy` metadata holding these (subject, key, value) entries.

@@ -1,6 +1,7 @@
 import Testing
 import Foundation
 @testable import PolicyCore
+import PolicyTestSupport
 
 /// How fades reach the daemon: native ramps for clients that have them,
 /// steps for the others, and one budget of Props updates for all streams

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PolicyCore
+import PolicyTestSupport
 
 extension InMemoryDaemon {
     /// A key pressed on the proxy, as the adapter hands it to the core.

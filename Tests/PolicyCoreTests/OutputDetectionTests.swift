@@ -1,5 +1,6 @@
 import Testing
 @testable import PolicyCore
+import PolicyTestSupport
 
 @Suite struct OutputDetectionTests {
     struct PrivacyCase: CustomTestStringConvertible, Sendable {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PolicyCore
+import PolicyTestSupport
 
 /// Pausing and playing media players, through the whole control loop
 /// against the in-memory daemon: pause on a hold, play again only what we

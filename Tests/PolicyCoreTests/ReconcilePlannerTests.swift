@@ -1,5 +1,6 @@
 import Testing
 @testable import PolicyCore
+import PolicyTestSupport
 
 @Suite struct ReconcilePlannerTests {
     // MARK: new streams

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PolicyCore
+import PolicyTestSupport
 
 @Suite struct StatusPublisherTests {
     static let phone = SessionKey("pid:1866/play-and-record")

@@ -1,4 +1,5 @@
 import PolicyCore
+import PolicyTestSupport
 
 /// The agent's whole turn beside `count` playing streams, as in the
 /// observer's scene (docs/PERFORMANCE.md): 100 streams per sink, two ports
@@ -7,6 +8,7 @@ import PolicyCore
 struct ReconcileScene {
     static let firstStream: UInt32 = 1000
     static let ducker: UInt32 = 900
+    static let stereo = ["FL", "FR"]
     var graph = Graph()
     var core: AgentCore
     var now = 100.0
@@ -20,10 +22,8 @@ struct ReconcileScene {
         graph.metadata[2] = Graph.Metadata(id: 2, name: AgentProtocol.metadataName)
         for sink in 0..<UInt32((count + 99) / 100) {
             let id = 10 + sink
-            graph.nodes[id] = Graph.Node(id: id, props: ["media.class": "Audio/Sink", "node.name": "bench-\(sink)",
-                                                         "object.serial": "\(id)", "factory.name": "support.null-audio-sink"],
-                                         state: .running, volume: 1)
-            for channel in 0..<2 { graph.ports[id * 4 + UInt32(channel)] = Graph.Port(id: id * 4 + UInt32(channel), nodeID: id, direction: .input, channel: channel == 0 ? "FL" : "FR") }
+            graph.addSink(id, name: "bench-\(sink)", props: ["object.serial": "\(id)", "factory.name": "support.null-audio-sink"],
+                          state: .running, channels: Self.stereo)
         }
         for index in 0..<count { addStream(index: index, extra: [:]) }
     }
@@ -37,7 +37,7 @@ struct ReconcileScene {
         }
         let name = index < 0 ? "ducker" : "bg-\(index)"
         var props = ["media.class": "Stream/Output/Audio", "node.name": "pw-policy-load.\(name)", "media.name": name,
-                     "media.type": "Audio", "media.category": "Playback", "object.serial": "\(id + 10_000)",
+                     "media.type": "Audio", "media.category": "Playback",
                      "client.id": "\(client)", "factory.id": "6", "node.autoconnect": "true", "stream.is-live": "true",
                      "application.name": "bench-app-\(index)", "application.process.id": "\(2_000_000 + index)",
                      "application.process.binary": "pw-policy-load", "application.language": "C",
@@ -45,15 +45,8 @@ struct ReconcileScene {
                      "audio.channels": "2", "audio.rate": "48000", "node.rate": "1/48000", "node.latency": "1024/48000",
                      "target.object": "bench-\(max(index, 0) / 100)", "object.register": "false"]
         props.merge(extra) { _, new in new }
-        graph.nodes[id] = Graph.Node(id: id, props: props, state: .running, volume: 1, channelVolumes: [1, 1], mute: false)
-        let sink = 10 + UInt32(max(index, 0) / 100)
-        for channel in 0..<2 {
-            let port = id * 4 + 2 + UInt32(channel)
-            graph.ports[port] = Graph.Port(id: port, nodeID: id, direction: .output, channel: channel == 0 ? "FL" : "FR")
-            graph.links[nextLink] = Graph.Link(id: nextLink, outputNode: id, outputPort: port, inputNode: sink,
-                                               inputPort: sink * 4 + UInt32(channel), state: .active)
-            nextLink += 1
-        }
+        graph.addStream(id, serial: UInt64(id + 10_000), props: props, channels: Self.stereo)
+        graph.addLinks(from: id, to: 10 + UInt32(max(index, 0) / 100), nextID: &nextLink)
     }
 
     var observation: AgentCore.Observation {
@@ -68,10 +61,7 @@ struct ReconcileScene {
         var actions = 0
         for case .graph(let action) in effects {
             actions += 1
-            switch action {
-            case .setGain(let node, let gain), .rampGain(let node, let gain, _): graph.nodes[node]?.volume = Float(gain)
-            default: break
-            }
+            graph.apply(action, nextLinkID: &nextLink)
         }
         return actions
     }
@@ -93,9 +83,7 @@ struct ReconcileScene {
     }
 
     mutating func stopDucker() {
-        graph.nodes[Self.ducker] = nil
-        graph.ports = graph.ports.filter { $0.value.nodeID != Self.ducker }
-        graph.links = graph.links.filter { $0.value.outputNode != Self.ducker }
+        graph.removeNode(Self.ducker)
     }
 }
 

@@ -3,6 +3,7 @@ import PolicyCore
 import PolicyFiles
 import PolicyAgent
 import PolicyPipeWire
+import PolicyTestSupport
 
 /// What a media player that floods the session bus costs (docs/PLAYERS.md,
 /// "A player that floods the bus"): the test player sending 50
@@ -42,8 +43,8 @@ enum BusStormRun {
             let output = scene.options.directory + "/storm-\(kind).out"
             let flooder = try ChildProcess([testPlayer, "--flood", kind, "--flood-after", "\(Int(floodAfter * 1000))",
                                             "--name", "storm\(kind)", "-r", scene.options.remote],
-                                           stdinPipe: true, stdout: output, stderr: output)
-            defer { flooder.stop() }
+                                           input: true, stdout: output, stderr: output, appending: true)
+            defer { flooder.end() }
             func said(_ prefix: String) -> String? {
                 ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "")
                     .split(separator: "\n").last { $0.hasPrefix(prefix) }.map(String.init)

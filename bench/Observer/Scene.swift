@@ -2,6 +2,7 @@ import Foundation
 import PolicyCore
 import PolicyAgent
 import PolicyPipeWire
+import PolicyTestSupport
 import PolicyFiles
 
 /// The benchmark's world: the sandbox's PipeWire and WirePlumber, the agent
@@ -22,8 +23,8 @@ final class Scene {
     init(options: BenchOptions) throws {
         self.options = options
         observer = try Observer(remote: options.remote)
-        load = try ChildProcess([options.loader, "-r", options.remote], stdinPipe: true,
-                                stderr: options.directory + "/load.log")
+        load = try ChildProcess([options.loader, "-r", options.remote], input: true,
+                                stderr: options.directory + "/load.log", appending: true)
     }
 
     // MARK: the agent
@@ -31,12 +32,13 @@ final class Scene {
     func startAgent() throws -> Double {
         let started = MonotonicClock.now
         agent = try ChildProcess([options.agent, "run", "-r", options.remote] + options.agentArguments,
-                                 stdout: options.directory + "/agent.log", stderr: options.directory + "/agent.log")
+                                 stdout: options.directory + "/agent.log", stderr: options.directory + "/agent.log",
+                                 appending: true)
         return started
     }
 
     func stopAgent(signal: Int32 = SIGTERM) {
-        agent?.stop(signal: signal)
+        agent?.end(signal: signal)
         agent = nil
     }
 

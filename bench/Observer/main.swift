@@ -65,7 +65,7 @@ func runBenchmark(_ options: BenchOptions) throws -> String {
     let scene = try Scene(options: options)
     defer {
         scene.stopAgent()
-        scene.load.stop()
+        scene.load.end()
     }
     _ = try scene.startAgent()
     try scene.waitForAgent()

@@ -2,6 +2,7 @@ import Foundation
 import PolicyCore
 import PolicyPipeWire
 import Testing
+import PolicyTestSupport
 
 /// A sandbox with `pw-policy run` on it and an observer client: the agent is
 /// the built binary, a separate process, as in production; the observer sees
@@ -10,7 +11,7 @@ final class AgentScene {
     let sandbox: Sandbox
     let tone: String
     let client: TestClient
-    private(set) var agent: Command.Background?
+    private(set) var agent: ChildProcess?
     let agentLog: String
 
     /// Added to the agent's environment (e.g. PW_POLICY_CONFIG_DIR).
@@ -41,7 +42,7 @@ final class AgentScene {
 
     /// Starts the agent and waits until it publishes its status.
     func startAgent(extra: [String] = []) throws {
-        let agent = try Command.Background([CLI.binary, "run", "-r", sandbox.remote, "--log-level", "debug"] + extra,
+        let agent = try ChildProcess([CLI.binary, "run", "-r", sandbox.remote, "--log-level", "debug"] + extra,
                                            environment: sandbox.environment.merging(agentEnvironment) { $1 },
                                            stdout: agentLog + ".out", stderr: agentLog)
         self.agent = agent
@@ -92,7 +93,7 @@ final class AgentScene {
     // MARK: streams
 
     func play(_ name: String, role: String? = "Music", properties: String? = nil,
-              target: String? = nil) throws -> Command.Background {
+              target: String? = nil) throws -> ChildProcess {
         let player = try sandbox.play(tone: tone, as: name, role: role, properties: properties, target: target)
         guard client.wait(timeout: 5, until: { _ in self.client.stream(withMediaName: name) != nil }) else {
             throw SceneError.streamDidNotAppear(name)
@@ -187,7 +188,7 @@ final class AgentScene {
     /// into the sandbox file `file` until stopped, once the recorder is seen
     /// linked: a recorder that never linked would hear nothing and pass for
     /// "nothing leaked".
-    func recordSink(_ sink: String, to file: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> Command.Background {
+    func recordSink(_ sink: String, to file: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> ChildProcess {
         let recorder = try sandbox.spawn(["pw-record", "--target", sink, "--format", "f32", "--rate", "48000",
                                           "--channels", "2", "-P", "{ stream.capture.sink=true node.name=pw-policy-test-monitor }",
                                           sandbox.path(file)])
@@ -258,7 +259,7 @@ final class AgentScene {
     /// A player held by a solo-ambient game, and music (ambient) ducked by a
     /// prompt playing on `promptTarget`; returns music, prompt, player, game.
     /// The player and the music have a user volume (`setUserVolume`).
-    func duckAndHold(promptTarget: String?) throws -> [Command.Background] {
+    func duckAndHold(promptTarget: String?) throws -> [ChildProcess] {
         let player = try play("player")
         #expect(waitForSinks("player", ["speakers"]))
         try setUserVolume("player")

@@ -1,4 +1,5 @@
 import Foundation
+import PolicyTestSupport
 
 /// An alert played by libcanberra's `canberra-gtk-play` through
 /// pipewire-pulse, as a desktop's event sounds are: its stream has
@@ -8,7 +9,7 @@ import Foundation
 /// `Audio.writeTone` writes such files. The stream waits for its whole
 /// prebuffer (about 2 s of audio) or the end of the file before it starts.
 final class CanberraAlert {
-    let process: Command.Background
+    let process: ChildProcess
     let errorPath: String
 
     /// Starts playing `file` on `display`; `description` becomes the

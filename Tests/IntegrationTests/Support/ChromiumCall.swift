@@ -1,4 +1,5 @@
 import Foundation
+import PolicyTestSupport
 
 /// Headless Chromium on a local page in a "call": an `<audio>` element plays
 /// the far end (a long tone, looped) while getUserMedia holds the
@@ -42,7 +43,7 @@ final class ChromiumCall {
         </script>
         """
 
-    let process: Command.Background
+    let process: ChildProcess
     let sandbox: Sandbox
     let stderrPath: String
 

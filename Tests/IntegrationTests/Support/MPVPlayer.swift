@@ -2,6 +2,7 @@ import Foundation
 import Testing
 #if canImport(Glibc)
 import Glibc
+import PolicyTestSupport
 #endif
 
 /// A real mpv playing a file (looped) in a sandbox, with no config, its
@@ -16,7 +17,7 @@ final class MPVPlayer {
          "/usr/lib/x86_64-linux-gnu/mpv/scripts/mpris.so"].first { FileManager.default.fileExists(atPath: $0) }
     }
 
-    let process: Command.Background
+    let process: ChildProcess
     let socketPath: String
 
     /// `output` is mpv's `--ao`: "pipewire" (a stream with

@@ -3,6 +3,7 @@ import PolicyCore
 import PolicyDBus
 import PolicyPipeWire
 import Testing
+import PolicyTestSupport
 
 /// A sandbox with our PipeWire client and an `MPRISObserver` on the
 /// sandbox's private session bus, both on the client's loop — as the agent
@@ -74,7 +75,7 @@ final class TestPlayer {
         URL(fileURLWithPath: CLI.binary).deletingLastPathComponent().appendingPathComponent("pw-policy-test-player").path
     }
 
-    let process: Command.Background
+    let process: ChildProcess
     let outputPath: String
     let busName: String
     let pid: Int32
@@ -89,7 +90,7 @@ final class TestPlayer {
     init(sandbox: Sandbox, name: String, options: [String] = [], pump: () -> Void) throws {
         let outputPath = sandbox.path("player-\(name).out")
         self.outputPath = outputPath
-        let process = try Command.Background([TestPlayer.binary, "-r", sandbox.remote, "--name", name] + options,
+        let process = try ChildProcess([TestPlayer.binary, "-r", sandbox.remote, "--name", name] + options,
                                              environment: sandbox.environment, input: true,
                                              stdout: outputPath, stderr: sandbox.path("player-\(name).err"))
         self.process = process

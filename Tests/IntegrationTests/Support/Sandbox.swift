@@ -1,4 +1,5 @@
 import Foundation
+import PolicyTestSupport
 
 /// A private PipeWire + WirePlumber started by `scripts/pw-sandbox` for one
 /// test (or suite), stopped on `stop()`/deinit. Children get its environment
@@ -65,15 +66,15 @@ final class Sandbox: @unchecked Sendable {
 
     /// Starts a command inside the sandbox in the background.
     func spawn(_ arguments: [String], extraEnvironment: [String: String] = [:],
-               stderr: String = "/dev/null") throws -> Command.Background {
-        try Command.Background(arguments, environment: environment.merging(extraEnvironment) { $1 }, stderr: stderr)
+               stderr: String = "/dev/null") throws -> ChildProcess {
+        try ChildProcess(arguments, environment: environment.merging(extraEnvironment) { $1 }, stderr: stderr)
     }
 
     /// Plays `tone` with pw-play under the media.name "<sandbox>/<name>.wav"
     /// (pw-play names a stream after its file), so tests can find it by name.
     /// Its stderr goes to `playerErrors(name)`.
     func play(tone: String, as name: String, role: String? = nil, properties: String? = nil,
-              target: String? = nil) throws -> Command.Background {
+              target: String? = nil) throws -> ChildProcess {
         let file = path("\(name).wav")
         if !FileManager.default.fileExists(atPath: file) { symlink(tone, file) }
         var arguments = ["pw-play"]

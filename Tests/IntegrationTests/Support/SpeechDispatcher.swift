@@ -1,4 +1,5 @@
 import Foundation
+import PolicyTestSupport
 
 /// A real speech-dispatcher in a sandbox, in the foreground (`-s`, never
 /// leaving on its own: `-t 0`) with its logs in the sandbox, playing through
@@ -12,7 +13,7 @@ import Foundation
 final class SpeechDispatcher {
     static let espeakModule = "/usr/lib/speech-dispatcher-modules/sd_espeak-ng"
 
-    let process: Command.Background
+    let process: ChildProcess
     let sandbox: Sandbox
     let logDirectory: String
 
@@ -38,7 +39,7 @@ final class SpeechDispatcher {
 
     /// `spd-say -w TEXT` with the espeak-ng module: it exits when the speech
     /// has ended.
-    func say(_ text: String) throws -> Command.Background {
+    func say(_ text: String) throws -> ChildProcess {
         try sandbox.spawn(["spd-say", "-w", "-o", "espeak-ng", text], stderr: logDirectory + "/spd-say.stderr")
     }
 

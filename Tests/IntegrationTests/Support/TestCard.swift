@@ -1,6 +1,7 @@
 import Foundation
 import PolicyCore
 import Testing
+import PolicyTestSupport
 
 /// `pw-policy-test-card` on a sandbox: a laptop sound card with a headphones
 /// and a speaker route and its sink (docs/TESTING.md, "The test card").
@@ -10,7 +11,7 @@ final class TestCard {
         URL(fileURLWithPath: CLI.binary).deletingLastPathComponent().appendingPathComponent("pw-policy-test-card").path
     }
 
-    let process: Command.Background
+    let process: ChildProcess
     let outputPath: String
     let deviceID: UInt32
     let sinkID: UInt32
@@ -21,7 +22,7 @@ final class TestCard {
     init(sandbox: Sandbox, client: TestClient, name: String = "alsa_card.pw-policy-test",
          unplugged: Bool = false) throws {
         let outputPath = sandbox.path("\(name).out")
-        let process = try Command.Background([TestCard.binary, "-r", sandbox.remote, "--name", name]
+        let process = try ChildProcess([TestCard.binary, "-r", sandbox.remote, "--name", name]
                                                  + (unplugged ? ["--unplugged"] : []),
                                              environment: sandbox.environment, input: true,
                                              stdout: outputPath, stderr: sandbox.path("\(name).err"))

@@ -1,5 +1,6 @@
 import Foundation
 import PolicyCore
+import PolicyTestSupport
 
 /// `pw-policy-test-screencast` on a sandbox: GNOME Shell's screen-cast
 /// stream (`source`) or an app receiving one as libwebrtc does
@@ -22,7 +23,7 @@ final class TestScreenCast {
         }
     }
 
-    let process: Command.Background
+    let process: ChildProcess
     let outputPath: String
     /// Its stream's node.
     let nodeID: UInt32
@@ -31,7 +32,7 @@ final class TestScreenCast {
     /// with all its properties (the node's info, not only the registry's).
     init(_ role: Role, sandbox: Sandbox, client: TestClient) throws {
         let outputPath = sandbox.path("screencast-\(UUID().uuidString).out")
-        let process = try Command.Background([TestScreenCast.binary, "-r", sandbox.remote] + role.arguments,
+        let process = try ChildProcess([TestScreenCast.binary, "-r", sandbox.remote] + role.arguments,
                                              environment: sandbox.environment, input: true,
                                              stdout: outputPath, stderr: outputPath + ".err")
         self.outputPath = outputPath

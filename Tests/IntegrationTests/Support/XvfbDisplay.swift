@@ -1,4 +1,5 @@
 import Foundation
+import PolicyTestSupport
 
 /// A private X display for clients that refuse to run without one
 /// (canberra-gtk-play is a GTK program). Xvfb picks a free display number
@@ -6,14 +7,14 @@ import Foundation
 /// for one, and it is our child: stopped by pid, unlike what `xvfb-run`
 /// leaves behind when it is killed.
 final class XvfbDisplay {
-    let process: Command.Background
+    let process: ChildProcess
     /// ":N", for DISPLAY.
     let name: String
 
     init(sandbox: Sandbox) throws {
         try RealClient.require("Xvfb", package: "xvfb")
         let output = sandbox.path("xvfb-\(UUID().uuidString).out")
-        let process = try Command.Background(["Xvfb", "-displayfd", "1", "-nolisten", "tcp", "-screen", "0", "320x240x24"],
+        let process = try ChildProcess(["Xvfb", "-displayfd", "1", "-nolisten", "tcp", "-screen", "0", "320x240x24"],
                                              environment: sandbox.environment, stdout: output, stderr: output + ".err")
         self.process = process
         var number: String?

@@ -1,5 +1,6 @@
 import Foundation
 @testable import PolicyCore
+import PolicyTestSupport
 
 /// An in-memory stand-in for PipeWire, WirePlumber and the journal's file,
 /// driven by the tests (as SwiftNIO's `EmbeddedChannel` stands in for a
@@ -84,10 +85,7 @@ struct InMemoryDaemon {
         graph.nodes[id].flatMap { WirePlumberStreamState.key(of: $0.props, wirePlumber: stack.wirePlumberVersion) }
     }
 
-    mutating func stop(_ id: UInt32) {
-        graph.nodes[id] = nil
-        graph.links = graph.links.filter { $0.value.outputNode != id && $0.value.inputNode != id }
-    }
+    mutating func stop(_ id: UInt32) { graph.removeNode(id) }
 
     /// A request as the CLI writes it into the agent's metadata.
     mutating func request(subject: UInt32, key: String, value: String) {

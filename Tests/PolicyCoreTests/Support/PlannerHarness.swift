@@ -1,5 +1,6 @@
 import Testing
 @testable import PolicyCore
+import PolicyTestSupport
 
 /// Runs the planner the way the agent does: confirm what the daemon reported,
 /// plan, then let a stand-in daemon apply the actions to the graph.

@@ -1,0 +1,134 @@
+import PolicyCore
+
+// Graphs built by hand for the tests and the engine bench: what the PipeWire
+// layer would have mirrored, with no PipeWire. One builder for all of them.
+// A node's ports are numbered from `id * 10`: channel c's input port is
+// `id * 10 + 2c`, its output port `id * 10 + 2c + 1`.
+
+extension Graph {
+    /// The `default` metadata's id in these graphs.
+    public static let defaultMetadataID: UInt32 = 900
+    /// The `pw-policy` metadata's id in these graphs.
+    public static let policyMetadataID: UInt32 = 901
+    /// One channel, as the tests' nodes have.
+    public static let mono = ["MONO"]
+
+    private static func portID(of node: UInt32, channel: Int, _ direction: PortDirection) -> UInt32 {
+        node * 10 + UInt32(channel) * 2 + (direction == .output ? 1 : 0)
+    }
+
+    private mutating func addPorts(of node: UInt32, _ direction: PortDirection, channels: [String]) {
+        for (index, channel) in channels.enumerated() {
+            let id = Self.portID(of: node, channel: index, direction)
+            ports[id] = Port(id: id, nodeID: node, direction: direction, channel: channel)
+        }
+    }
+
+    /// A sink node; `device`/`profileDevice` tie it to a device's route (card.profile.device).
+    @discardableResult
+    public mutating func addSink(_ id: UInt32, name: String, props extra: [String: String] = [:],
+                                 device: UInt32? = nil, profileDevice: Int32? = nil,
+                                 mediaClass: String = "Audio/Sink", state: NodeState = .idle,
+                                 channels: [String] = mono) -> Graph.Node {
+        var props = ["media.class": mediaClass, "node.name": name, "object.serial": String(1000 + id)]
+        if let device { props["device.id"] = String(device) }
+        if let profileDevice { props["card.profile.device"] = String(profileDevice) }
+        props.merge(extra) { _, new in new }
+        let node = Graph.Node(id: id, props: props, state: state, volume: 1)
+        nodes[id] = node
+        addPorts(of: id, .input, channels: channels)
+        return node
+    }
+
+    public mutating func addSource(_ id: UInt32, name: String) {
+        nodes[id] = Graph.Node(id: id, props: ["media.class": "Audio/Source", "node.name": name,
+                                              "object.serial": String(1000 + id)], state: .idle)
+        addPorts(of: id, .output, channels: Self.mono)
+    }
+
+    public mutating func addDevice(_ id: UInt32, props: [String: String] = [:], routes: [Graph.Route] = []) {
+        devices[id] = Graph.Device(id: id, props: props, routes: routes)
+    }
+
+    /// An application stream with ports both ways, one per channel.
+    public mutating func addStream(_ id: UInt32, serial: UInt64? = nil, direction: StreamDirection = .playback,
+                                   volume: Float? = 1, state: Graph.NodeState = .running, props extra: [String: String] = [:],
+                                   channels: [String] = mono) {
+        var props = ["media.class": direction == .playback ? "Stream/Output/Audio" : "Stream/Input/Audio",
+                     "node.name": "stream-\(id)", "object.serial": String(serial ?? UInt64(5000 + id))]
+        props.merge(extra) { _, new in new }
+        nodes[id] = Graph.Node(id: id, props: props, state: state, volume: volume,
+                               channelVolumes: channels.count > 1 ? Array(repeating: 1, count: channels.count) : [],
+                               mute: channels.count > 1 ? false : nil)
+        addPorts(of: id, .input, channels: channels)
+        addPorts(of: id, .output, channels: channels)
+    }
+
+    /// A node gone, with its ports and links.
+    public mutating func removeNode(_ id: UInt32) {
+        nodes[id] = nil
+        ports = ports.filter { $0.value.nodeID != id }
+        links = links.filter { $0.value.outputNode != id && $0.value.inputNode != id }
+    }
+
+    /// What the daemon (and WirePlumber) would do with a graph action;
+    /// `target.object` requests are the caller's (they need the metadata).
+    public mutating func apply(_ action: AgentAction, nextLinkID: inout UInt32) {
+        switch action {
+        case .setGain(let node, let gain), .rampGain(let node, let gain, _): nodes[node]?.volume = Float(gain)
+        case .destroyLink(let id): links[id] = nil
+        case .link(let output, let input):
+            addLinks(from: output, to: input, nextID: &nextLinkID)
+        case .suspend(let node): nodes[node]?.state = .suspended
+        case .setTarget: break
+        }
+    }
+
+    /// A link from `output`'s first output port to `input`'s first input port.
+    public mutating func addLink(_ id: UInt32, from output: UInt32, to input: UInt32) {
+        links[id] = Graph.Link(id: id, outputNode: output, outputPort: Self.portID(of: output, channel: 0, .output),
+                               inputNode: input, inputPort: Self.portID(of: input, channel: 0, .input), state: .active)
+    }
+
+    /// One link per channel, as WirePlumber links ports of the same
+    /// position, numbered from `nextID`.
+    public mutating func addLinks(from output: UInt32, to input: UInt32, nextID: inout UInt32) {
+        let outputs = ports.values.filter { $0.nodeID == output && $0.direction == .output }.sorted { $0.id < $1.id }
+        let inputs = ports.values.filter { $0.nodeID == input && $0.direction == .input }.sorted { $0.id < $1.id }
+        guard !outputs.isEmpty, !inputs.isEmpty else {
+            // Nodes built without ports: one link between where they would be.
+            addLink(nextID, from: output, to: input)
+            nextID += 1
+            return
+        }
+        for (from, to) in zip(outputs, inputs) {
+            links[nextID] = Graph.Link(id: nextID, outputNode: output, outputPort: from.id, inputNode: input,
+                                       inputPort: to.id, state: .active)
+            nextID += 1
+        }
+    }
+
+    /// `default.audio.sink` (and source) as WirePlumber writes them: JSON `{"name":"…"}`.
+    public mutating func setDefaults(sink: String?, source: String? = nil, rawSink: String? = nil) {
+        var entries: [String: Graph.MetadataEntry] = [:]
+        if let value = rawSink ?? sink.map({ #"{"name":"\#($0)"}"# }) {
+            entries["default.audio.sink"] = Graph.MetadataEntry(subject: 0, key: "default.audio.sink",
+                                                                type: "Spa:String:JSON", value: value)
+        }
+        if let source {
+            entries["default.audio.source"] = Graph.MetadataEntry(subject: 0, key: "default.audio.source",
+                                                                  type: "Spa:String:JSON", value: #"{"name":"\#(source)"}"#)
+        }
+        metadata[Self.defaultMetadataID] = Graph.Metadata(id: Self.defaultMetadataID, name: "default",
+                                                          entries: [0: entries])
+    }
+
+    /// An entry of the `pw-policy` metadata, as the CLI or `pw-metadata` writes it.
+    public mutating func setPolicyEntry(subject: UInt32, key: String, value: String,
+                                 type: String? = AgentProtocol.stringType) {
+        var policy = metadata[Self.policyMetadataID]
+            ?? Graph.Metadata(id: Self.policyMetadataID, name: AgentProtocol.metadataName)
+        policy.entries[subject, default: [:]][key] = Graph.MetadataEntry(subject: subject, key: key, type: type, value: value)
+        metadata[Self.policyMetadataID] = policy
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+import PolicyTestSupport
+
+extension ChildProcess {
+    /// Closes its stdin (the load generator and the test player end there),
+    /// then sends `signal` (SIGKILL after 5 s).
+    func end(signal: Int32 = SIGTERM) {
+        closeInput()
+        stop(signal: signal, grace: 5)
+    }
+}
+
+/// CPU time and memory of a process, from /proc.
+struct ProcessSample {
+    /// utime + stime, seconds.
+    var cpuSeconds: Double
+    /// VmRSS, KiB.
+    var rssKiB: Int
+    /// Voluntary + involuntary context switches: how often it woke up.
+    var contextSwitches: Int
+
+    init?(pid: pid_t) {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return nil }
+        // Fields after "(comm)": state is field 3; utime and stime are 14 and 15.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 13, let utime = Double(fields[11]), let stime = Double(fields[12]) else { return nil }
+        cpuSeconds = (utime + stime) / Double(sysconf(Int32(_SC_CLK_TCK)))
+        func value(_ key: String) -> Int {
+            status.split(separator: "\n").first { $0.hasPrefix(key + ":") }
+                .flatMap { Int($0.dropFirst(key.count + 1).split(whereSeparator: { $0 == " " || $0 == "\t" }).first ?? "") } ?? 0
+        }
+        rssKiB = value("VmRSS")
+        contextSwitches = value("voluntary_ctxt_switches") + value("nonvoluntary_ctxt_switches")
+    }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
