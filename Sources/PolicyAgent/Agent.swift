@@ -29,11 +29,10 @@ final class AgentContext {
     /// The media players on the session bus, or why they are not watched.
     var players: PlayerSet?
     var playersUnwatched = "not connected yet"
-    /// Pause/Play over MPRIS; nil without a session bus.
-    var sendToPlayer: ((PlayerCommand) -> Void)?
-    /// pw-policy's own MPRIS player for the media keys, while it is on the
-    /// bus; else why not (nil with the proxy, or the setting off).
-    var mediaKeysProxy: MediaKeysProxy?
+    /// Commands to the players and the media-key proxy.
+    let playerActions = PlayerActions()
+    /// Why pw-policy's media-key proxy is not on the bus (nil while it is,
+    /// or with the setting off).
     var mediaKeysUnavailable: String? = "not connected yet"
     /// The desktop entries and the processes behind the clients.
     let apps: AppKnowledgeObserver
@@ -170,15 +169,7 @@ public final class Agent {
             }
             self.bus = bus
             playerObserver = observer
-            context.sendToPlayer = { [unowned observer] command in
-                // A failure is logged by the observer; the player's status
-                // (still Playing) tells the next reconcile, and the hold stays.
-                switch command {
-                case .pause(let name): observer.pause(name) { _ in }
-                case .play(let name): observer.play(name) { _ in }
-                case .mediaKey(let key, let name): observer.send(key.rawValue, to: name) { _ in }
-                }
-            }
+            context.playerActions.observer = observer
             context.players = .empty
             log.info("watching MPRIS players on the session bus")
             watchDoNotDisturb()
@@ -212,19 +203,19 @@ public final class Agent {
     private func updateMediaKeys() {
         let wanted = context.core.config.config.settings.mediaKeys
         guard let bus, bus.failure == nil else {
-            context.mediaKeysProxy = nil
+            context.playerActions.mediaKeysProxy = nil
             return
         }
         guard wanted else {
-            if context.mediaKeysProxy != nil { log.info("media keys: \(MediaKeysProxy.busName) released (players.media-keys = false)") }
-            context.mediaKeysProxy = nil
+            if context.playerActions.mediaKeysProxy != nil { log.info("media keys: \(MediaKeysProxy.busName) released (players.media-keys = false)") }
+            context.playerActions.mediaKeysProxy = nil
             context.mediaKeysUnavailable = nil
             return
         }
-        guard context.mediaKeysProxy == nil else { return }
+        guard context.playerActions.mediaKeysProxy == nil else { return }
         do {
             context.mediaKeysUnavailable = "asking for \(MediaKeysProxy.busName)"
-            context.mediaKeysProxy = try MediaKeysProxy(bus: bus, mirroring: context.core.mediaKeysMirror,
+            context.playerActions.mediaKeysProxy = try MediaKeysProxy(bus: bus, mirroring: context.core.mediaKeysMirror,
                                                         onKey: { [unowned self] key in self.session?.mediaKey(key) },
                                                         owned: { [unowned self] problem in self.mediaKeysOwned(problem) })
         } catch {
@@ -248,10 +239,10 @@ public final class Agent {
     private func playersUnwatched(_ error: SessionBusError) {
         log.notice("\(error)")
         context.players = nil
-        context.sendToPlayer = nil
+        context.playerActions.observer = nil
         context.doNotDisturb = .unknown
         doNotDisturbObserver = nil
-        context.mediaKeysProxy = nil
+        context.playerActions.mediaKeysProxy = nil
         context.mediaKeysUnavailable = "no session bus"
         context.playersUnwatched = "\(error)"
         session?.playersChanged()
@@ -260,7 +251,7 @@ public final class Agent {
     /// Everything on the loop goes before the loop itself.
     private func tearDown() {
         doNotDisturbObserver = nil
-        context.mediaKeysProxy = nil
+        context.playerActions.mediaKeysProxy = nil
         playerObserver = nil
         bus = nil
         session = nil

@@ -37,8 +37,7 @@ final class AgentSession {
         executor = EffectExecutor(actions: actions, log: context.log, journalPath: context.journalPath,
                                   wakeUpTimer: connection.loop.makeTimer { [unowned self] in self.reconcile() },
                                   reconcileIsDue: { [unowned self] in self.reconcileTimer.isPending },
-                                  sendToPlayer: { [unowned context] in context.sendToPlayer?($0) },
-                                  mirrorMediaKeys: { [unowned context] in context.mediaKeysProxy?.mirror($0) },
+                                  players: context.playerActions,
                                   publish: { [unowned context] in context.core.publish() },
                                   storedVolumesReset: { [unowned context] in context.core.storedVolumesReset($0) },
                                   meters: meters)

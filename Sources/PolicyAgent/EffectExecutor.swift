@@ -12,10 +12,7 @@ final class EffectExecutor {
     private let journalPath: String
     /// Runs the control loop again when a `wakeUp` comes due.
     private let wakeUpTimer: LoopTimer
-    /// Pause/Play over MPRIS (the agent's player observer).
-    private let sendToPlayer: (PlayerCommand) -> Void
-    /// The player the media-key proxy mirrors.
-    private let mirrorMediaKeys: (MediaPlayer?) -> Void
+    private let players: PlayerActions
     /// The core's statuses and events of the decision just acted on.
     private let publish: () -> [AgentEffect]
     /// What the core makes of the stored volumes reset (`resetStoredVolumes`).
@@ -26,15 +23,14 @@ final class EffectExecutor {
 
     init(actions: GraphActions, log: Log, journalPath: String, wakeUpTimer: LoopTimer,
          reconcileIsDue: @escaping () -> Bool,
-         sendToPlayer: @escaping (PlayerCommand) -> Void, mirrorMediaKeys: @escaping (MediaPlayer?) -> Void,
+         players: PlayerActions,
          publish: @escaping () -> [AgentEffect],
          storedVolumesReset: @escaping (Set<String>) -> [AgentEffect], meters: StreamMeters) {
         self.meters = meters
         self.reconcileIsDue = reconcileIsDue
         self.storedVolumesReset = storedVolumesReset
         standIns = StandInStreams(actions: actions)
-        self.sendToPlayer = sendToPlayer
-        self.mirrorMediaKeys = mirrorMediaKeys
+        self.players = players
         self.publish = publish
         self.actions = actions
         self.log = log
@@ -44,59 +40,24 @@ final class EffectExecutor {
 
     private var mirror: GraphMirror { actions.mirror }
 
-    /// Effects held back until the daemon has been sent the graph actions
-    /// before them (see `execute(_:flushingActionsFirst:)`), in order.
-    private var backlog: [AgentEffect] = []
+    /// What runs now and what waits for the loop's next turn (EffectQueue).
+    private var queue = EffectQueue()
     /// Runs the backlog on the loop's next turn.
     private var backlogTimer: LoopTimer?
     /// Asked before the backlog runs: a reconcile is due on this turn of the
     /// loop. It goes first, and its own publish covers the one held back.
     private let reconcileIsDue: () -> Bool
-    /// Since when (monotonic) a publish has waited for reconciles: it waits
-    /// at most `longestPublishWait`, so a steady stream of graph changes
-    /// cannot keep the statuses from ever being published.
-    private var publishWaitingSince: Double?
-    static let longestPublishWait = 0.05
 
-    /// Executes `effects` in order, after any held back by an earlier call.
-    ///
-    /// `flushingActionsFirst` (a reconcile's effects): once graph actions
-    /// have been executed, the effects after them (events, statuses,
-    /// acknowledgements: hundreds of metadata writes when hundreds of streams
-    /// duck) wait for the loop's next turn. libpipewire sends what was queued
-    /// on the connection only when the loop runs again, so writing those
-    /// first would hold back the gains the daemon is waiting for. The publish
-    /// waits for the next turn even without graph actions, and gives way to
-    /// a reconcile due then: a reconcile that ducks hundreds of streams
-    /// would otherwise start only after the publish of the turn before it
-    /// (docs/PERFORMANCE.md, "Limits found"). The order of all effects stays
-    /// the one decided: the journal before the actions, statuses before
-    /// acknowledgements.
+    /// Executes `effects` in order, after any held back by an earlier call;
+    /// with `flushingActionsFirst` (a reconcile's effects) those after its
+    /// graph actions wait for the loop's next turn (EffectQueue).
     func execute(_ effects: [AgentEffect], flushingActionsFirst: Bool = false) {
         mirror.connection.loop.preconditionInEventLoop()
-        // A later publish and wake-up replace the ones held back: the core
-        // keeps every decision's events until it publishes, and each
-        // reconcile computes its next wake-up afresh.
-        let superseded = AgentEffect.supersededInBacklog(by: effects)
-        let queue = backlog.filter { !superseded($0) } + effects
-        backlog = []
         backlogTimer?.cancel()
-        var acted = false
-        for (index, effect) in queue.enumerated() {
-            if case .graph = effect {
-                acted = true
-            } else if flushingActionsFirst, acted || effect == .publish {
-                holdBack(Array(queue[index...]))
-                return
-            }
+        for effect in queue.take(effects, flushingActionsFirst: flushingActionsFirst, now: MonotonicClock.now) {
             run(effect)
         }
-        publishWaitingSince = nil
-    }
-
-    private func holdBack(_ effects: [AgentEffect]) {
-        backlog = effects
-        if publishWaitingSince == nil { publishWaitingSince = MonotonicClock.now }
+        guard !queue.backlog.isEmpty else { return }
         if backlogTimer == nil {
             backlogTimer = mirror.connection.loop.makeTimer { [unowned self] in self.runBacklog() }
         }
@@ -106,7 +67,7 @@ final class EffectExecutor {
     }
 
     private func runBacklog() {
-        if reconcileIsDue(), let since = publishWaitingSince, MonotonicClock.now - since < Self.longestPublishWait {
+        if queue.waitsForReconcile(reconcileIsDue: reconcileIsDue(), now: MonotonicClock.now) {
             return  // the reconcile executes the backlog
         }
         execute([])
@@ -136,9 +97,9 @@ final class EffectExecutor {
                 log.debug("setting \(write.key) of \(write.subject) in '\(write.metadata)' failed: \(error)")
             }
         case .player(let command):
-            sendToPlayer(command)
+            players.perform(command)
         case .mediaKeysTarget(let player):
-            mirrorMediaKeys(player)
+            players.mirror(player)
         case .meter(let streams):
             meters.meter(streams)
         case .log(let level, let text):

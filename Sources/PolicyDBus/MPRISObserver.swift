@@ -280,6 +280,17 @@ public final class MPRISObserver {
 
     // MARK: commands
 
+    /// Carries out a command the core decided (`AgentEffect.player`). A
+    /// failure is logged by the call; the player's status (still Playing)
+    /// tells the next reconcile, and the hold stays.
+    public func perform(_ command: PlayerCommand) {
+        switch command {
+        case .pause(let name): pause(name) { _ in }
+        case .play(let name): play(name) { _ in }
+        case .mediaKey(let key, let name): send(key.rawValue, to: name) { _ in }
+        }
+    }
+
     /// Asks the player to pause; `completion` hears whether it answered.
     public func pause(_ busName: String, completion: @escaping (Result<Void, BusCallError>) -> Void) {
         command("Pause", busName, completion)

@@ -191,6 +191,9 @@ extension TimingSensitiveSuites {
             // interruption), and a key then reaches it.
             call.stop()
             #expect(waitFor(scene, "Playing"), "after the call; log:\n\(scene.log.suffix(3000))")
+            // playerctl hears mpv play before the agent may: a PlayPause the
+            // agent takes for the user's resume is sent as Play (MediaKeys.press).
+            #expect(waitForKeys(scene) { $0.reason == "audible" } != nil, "the agent hears it play")
             try press(scene)
             #expect(waitFor(scene, "Paused"), "the same key pauses it once the call is over")
         }
