@@ -95,23 +95,26 @@ let package = Package(
         .testTarget(name: "IntegrationTests", dependencies: ["PolicyCore", "PolicyFiles", "PolicyPipeWire", "PolicyAgent", "PolicyDBus",
                                                             "PolicyTestSupport"],
                     swiftSettings: pipewireSwift),
+        // The plumbing the C programs below share (signals, commands on stdin, the
+        // connection, replies on stdout), written once (docs/TESTING.md, "The helper programs").
+        .target(name: "CHelperSupport", path: "Tests/HelperSupport", cSettings: pipewireC),
         // Prints decisions/second of the engine at several graph sizes (not a test).
         .executableTarget(name: "pw-policy-engine-bench", dependencies: ["PolicyCore", "PolicyFiles", "PolicyTestSupport"],
                           path: "bench/EngineBench"),
         // Many playback streams and null sinks in one process, driven by stdin (benchmarks, fault tests).
-        .executableTarget(name: "pw-policy-load", dependencies: ["CPipeWire"], path: "bench/Load",
+        .executableTarget(name: "pw-policy-load", dependencies: ["CPipeWire", "CHelperSupport"], path: "bench/Load",
                           cSettings: pipewireC, linkerSettings: [.linkedLibrary("pipewire-0.3"), .linkedLibrary("m")]),
         // A laptop sound card (Audio/Device with headphones and speaker Routes, and its
         // sink) for integration tests, driven by stdin (docs/TESTING.md, "The test card").
-        .executableTarget(name: "pw-policy-test-card", dependencies: ["CPipeWire"], path: "Tests/TestCard",
+        .executableTarget(name: "pw-policy-test-card", dependencies: ["CPipeWire", "CHelperSupport"], path: "Tests/TestCard",
                           cSettings: pipewireC, linkerSettings: [.linkedLibrary("pipewire-0.3")]),
         // A screen cast as GNOME Shell makes one, and an app consuming it as
         // libwebrtc does, for the presenting tests (docs/POLICY.md, "Presenting").
-        .executableTarget(name: "pw-policy-test-screencast", path: "Tests/TestScreenCast",
+        .executableTarget(name: "pw-policy-test-screencast", dependencies: ["CHelperSupport"], path: "Tests/TestScreenCast",
                           cSettings: pipewireC, linkerSettings: [.linkedLibrary("pipewire-0.3")]),
         // An MPRIS player with a tone stream, on the session bus and PipeWire, driven
         // over D-Bus and stdin, for the player tests (docs/PLAYERS.md, "The test player").
-        .executableTarget(name: "pw-policy-test-player", dependencies: ["CPipeWire"], path: "Tests/TestPlayer",
+        .executableTarget(name: "pw-policy-test-player", dependencies: ["CPipeWire", "CHelperSupport"], path: "Tests/TestPlayer",
                           cSettings: pipewireC,
                           linkerSettings: [.linkedLibrary("pipewire-0.3"), .linkedLibrary("systemd"), .linkedLibrary("m")]),
         // Reaction latency, scale, memory and idle CPU of the agent beside WirePlumber (bench/run).

@@ -37,8 +37,6 @@
 //
 // usage: pw-policy-test-card [-r REMOTE] [--name NAME] [--unplugged]
 #include <errno.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +56,8 @@
 #include <spa/utils/hook.h>
 #include <spa/utils/keys.h>
 #include <spa/utils/result.h>
+
+#include "pw_policy_helper.h"
 
 enum { DEVICE_ANALOG, DEVICE_HDMI, N_DEVICES };
 enum { PORT_SPEAKER, PORT_HEADPHONES, PORT_HDMI, N_PORTS };
@@ -135,24 +135,12 @@ struct card {
     struct spa_hook sink_proxy_listener;
     uint32_t sink_id;
     bool ready_printed;
-    /* sync TAG: the core sync's seq and its tag, answered in on_core_done. */
-    struct { int seq; char tag[64]; } syncs[16];
+    struct helper_syncs syncs;
     /* Quitting: the seq of the round trip after the sink's destroy. */
     int quit_seq;
 
-    char line[4096];
-    size_t used;
+    struct helper_lines input;
 };
-
-static void say(const char *format, ...) SPA_PRINTF_FUNC(1, 2);
-static void say(const char *format, ...) {
-    va_list args;
-    va_start(args, format);
-    vprintf(format, args);
-    va_end(args);
-    putchar('\n');
-    fflush(stdout);
-}
 
 static enum spa_param_availability port_available(const struct card *card, uint32_t port) {
     switch (port) {
@@ -450,7 +438,7 @@ static int card_set_param(void *object, uint32_t id, uint32_t flags, const struc
             return res;
         if (index < 0 || index >= N_PROFILES)
             return -EINVAL;
-        say("client set profile %s%s", profiles[index].name, save ? " (save)" : "");
+        helper_say("client set profile %s%s", profiles[index].name, save ? " (save)" : "");
         set_profile(card, (uint32_t)index, save);
         emit_info(card, false);
         return 0;
@@ -476,10 +464,10 @@ static int card_set_param(void *object, uint32_t id, uint32_t flags, const struc
             card->held_route.port = (uint32_t)index;
             card->held_route.save = save;
             card->held_route.mixer = mixer;
-            say("client set route %s on device %d%s: held", ports[index].name, device, save ? " (save)" : "");
+            helper_say("client set route %s on device %d%s: held", ports[index].name, device, save ? " (save)" : "");
             return 0;
         }
-        say("client set route %s on device %d%s", ports[index].name, device, save ? " (save)" : "");
+        helper_say("client set route %s on device %d%s", ports[index].name, device, save ? " (save)" : "");
         set_route(card, (uint32_t)index, save, &mixer);
         emit_info(card, false);
         return 0;
@@ -501,7 +489,7 @@ static void print_ready(struct card *card) {
     if (card->ready_printed || card->device_id == SPA_ID_INVALID || card->sink_id == SPA_ID_INVALID)
         return;
     card->ready_printed = true;
-    say("ready device %u sink %u", card->device_id, card->sink_id);
+    helper_say("ready device %u sink %u", card->device_id, card->sink_id);
 }
 
 static void on_sink_bound(void *data, uint32_t global_id) {
@@ -566,12 +554,7 @@ static void on_core_done(void *data, uint32_t id, int seq) {
     struct card *card = data;
     if (id != PW_ID_CORE)
         return;
-    for (size_t i = 0; i < SPA_N_ELEMENTS(card->syncs); i++) {
-        if (card->syncs[i].seq == seq && card->syncs[i].tag[0] != '\0') {
-            say("synced %s", card->syncs[i].tag);
-            card->syncs[i].tag[0] = '\0';
-        }
-    }
+    helper_syncs_done(&card->syncs, seq);
     if (card->quit_seq != 0 && seq == card->quit_seq)
         pw_main_loop_quit(card->loop);
 }
@@ -600,9 +583,7 @@ static void quit(struct card *card) {
 
 static void on_core_error(void *data, uint32_t id, int seq, int res, const char *message) {
     struct card *card = data;
-    fprintf(stderr, "pw-policy-test-card: error on object %u: %s (%s)\n", id, message ? message : "", spa_strerror(res));
-    if (id == PW_ID_CORE && res == -EPIPE)
-        pw_main_loop_quit(card->loop);
+    helper_report_core_error("pw-policy-test-card", card->loop, id, res, message);
     (void)seq;
 }
 
@@ -613,12 +594,13 @@ static const struct pw_core_events core_events = {
 };
 
 static void print_availability(struct card *card, const char *what) {
-    say("%s: headphones available %s, speaker available %s", what,
+    helper_say("%s: headphones available %s, speaker available %s", what,
         availability_name(port_available(card, PORT_HEADPHONES)),
         availability_name(port_available(card, PORT_SPEAKER)));
 }
 
-static void command(struct card *card, char *line) {
+static void on_command(void *data, char *line) {
+    struct card *card = data;
     char *verb = strtok(line, " \t");
     char *argument = strtok(NULL, " \t");
     if (verb == NULL)
@@ -626,14 +608,7 @@ static void command(struct card *card, char *line) {
     if (strcmp(verb, "quit") == 0) {
         quit(card);
     } else if (strcmp(verb, "sync") == 0) {
-        for (size_t i = 0; i < SPA_N_ELEMENTS(card->syncs); i++) {
-            if (card->syncs[i].tag[0] == '\0') {
-                snprintf(card->syncs[i].tag, sizeof(card->syncs[i].tag), "%s", argument ? argument : "-");
-                card->syncs[i].seq = pw_core_sync(card->core, PW_ID_CORE, 0);
-                return;
-            }
-        }
-        fprintf(stderr, "pw-policy-test-card: too many syncs pending\n");
+        helper_sync(&card->syncs, card->core, argument ? argument : "-");
     } else if (strcmp(verb, "unplug-headphones") == 0 || strcmp(verb, "plug-headphones") == 0) {
         bool plugged = verb[0] == 'p';
         if (card->headphones_plugged != plugged) {
@@ -647,16 +622,16 @@ static void command(struct card *card, char *line) {
         print_availability(card, plugged ? "headphones plugged" : "headphones unplugged");
     } else if (strcmp(verb, "hold-routes") == 0) {
         card->holding_routes = true;
-        say("holding routes");
+        helper_say("holding routes");
     } else if (strcmp(verb, "release-routes") == 0) {
         card->holding_routes = false;
         if (card->held_route.pending) {
             card->held_route.pending = false;
             set_route(card, card->held_route.port, card->held_route.save, &card->held_route.mixer);
             emit_info(card, false);
-            say("released route %s", ports[card->held_route.port].name);
+            helper_say("released route %s", ports[card->held_route.port].name);
         } else {
-            say("released routes (none held)");
+            helper_say("released routes (none held)");
         }
     } else if (strcmp(verb, "route") == 0) {
         uint32_t port;
@@ -670,7 +645,7 @@ static void command(struct card *card, char *line) {
         }
         set_route(card, port, true, NULL);
         emit_info(card, false);
-        say("route %s (user)", ports[port].name);
+        helper_say("route %s (user)", ports[port].name);
     } else if (strcmp(verb, "profile") == 0) {
         uint32_t profile;
         if (argument != NULL && strcmp(argument, "off") == 0)
@@ -685,36 +660,14 @@ static void command(struct card *card, char *line) {
         }
         set_profile(card, profile, true);
         emit_info(card, false);
-        say("profile %s (user)", profiles[profile].name);
+        helper_say("profile %s (user)", profiles[profile].name);
     } else {
         fprintf(stderr, "pw-policy-test-card: unknown command '%s'\n", verb);
     }
 }
 
-static void on_input(void *data, int fd, uint32_t mask) {
-    struct card *card = data;
-    if (mask & SPA_IO_IN) {
-        ssize_t n = read(fd, card->line + card->used, sizeof(card->line) - 1 - card->used);
-        if (n <= 0) {
-            quit(card);
-            return;
-        }
-        card->used += (size_t)n;
-        char *start = card->line, *newline;
-        while ((newline = memchr(start, '\n', card->used - (size_t)(start - card->line))) != NULL) {
-            *newline = '\0';
-            command(card, start);
-            start = newline + 1;
-        }
-        card->used -= (size_t)(start - card->line);
-        memmove(card->line, start, card->used);
-        if (card->used == sizeof(card->line) - 1) {
-            fprintf(stderr, "pw-policy-test-card: line too long; dropped\n");
-            card->used = 0;
-        }
-    } else if (mask & (SPA_IO_HUP | SPA_IO_ERR)) {
-        quit(card);
-    }
+static void on_end_of_input(void *data) {
+    quit(data);
 }
 
 static void on_signal(void *data, int signal_number) {
@@ -752,6 +705,7 @@ int main(int argc, char *argv[]) {
      * restores on it. */
     for (int d = 0; d < N_DEVICES; d++)
         card.mixer[d] = (struct mixer){ .volumes = { 1.0f, 1.0f }, .mute = false };
+    helper_syncs_init(&card.syncs);
     spa_hook_list_init(&card.hooks);
     card.device.iface = SPA_INTERFACE_INIT(SPA_TYPE_INTERFACE_Device, SPA_VERSION_DEVICE, &card_methods, &card);
     card.info = SPA_DEVICE_INFO_INIT();
@@ -764,19 +718,11 @@ int main(int argc, char *argv[]) {
 
     card.loop = pw_main_loop_new(NULL);
     struct pw_loop *loop = pw_main_loop_get_loop(card.loop);
-    /* Before the context starts its data-loop thread, which would otherwise
-     * take these signals with their default action. */
-    pw_loop_add_signal(loop, SIGINT, on_signal, &card);
-    pw_loop_add_signal(loop, SIGTERM, on_signal, &card);
+    helper_handle_quit_signals(loop, on_signal, &card);
     card.context = pw_context_new(loop, NULL, 0);
-    struct pw_properties *core_props = pw_properties_new(PW_KEY_APP_NAME, "pw-policy-test-card", NULL);
-    if (remote != NULL)
-        pw_properties_set(core_props, PW_KEY_REMOTE_NAME, remote);
-    card.core = pw_context_connect(card.context, core_props, 0);
-    if (card.core == NULL) {
-        fprintf(stderr, "pw-policy-test-card: cannot connect to PipeWire: %s\n", strerror(errno));
+    card.core = helper_connect(card.context, "pw-policy-test-card", "pw-policy-test-card", remote);
+    if (card.core == NULL)
         return 69;
-    }
     pw_core_add_listener(card.core, &card.core_listener, &core_events, &card);
 
     /* The global's props: what pw-dump and WirePlumber see before any info. */
@@ -791,7 +737,7 @@ int main(int argc, char *argv[]) {
     }
     pw_proxy_add_listener(card.device_proxy, &card.device_proxy_listener, &device_proxy_events, &card);
 
-    pw_loop_add_io(loop, STDIN_FILENO, SPA_IO_IN | SPA_IO_HUP | SPA_IO_ERR, false, on_input, &card);
+    helper_read_lines(&card.input, loop, STDIN_FILENO, "pw-policy-test-card", on_command, on_end_of_input, &card);
 
     pw_main_loop_run(card.loop);
 

@@ -28,7 +28,6 @@
 //
 // It prints "ready bus NAME pid PID stream-pid PID" once it owns its name,
 // and "status S" whenever its PlaybackStatus changes.
-#include <errno.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -43,6 +42,8 @@
 #include <spa/param/audio/format-utils.h>
 #include <spa/utils/result.h>
 #include <systemd/sd-bus.h>
+
+#include "pw_policy_helper.h"
 
 #define RATE 48000
 #define CHANNELS 2
@@ -66,8 +67,7 @@ struct audio {
     struct spa_hook listener;
     uint64_t frames;
     double phase;
-    char line[256];
-    size_t used;
+    struct helper_lines commands;
 };
 
 static void on_process(void *data) {
@@ -103,51 +103,32 @@ static const struct pw_stream_events stream_events = {
     .process = on_process,
 };
 
-static void audio_command(struct audio *a, const char *command) {
+// Commands from the bus side, one per line on a pipe (also in one process).
+static void audio_command(void *data, char *command) {
+    struct audio *a = data;
     if (strcmp(command, "play") == 0)
         pw_stream_set_active(a->stream, true);
     else if (strcmp(command, "pause") == 0)
         pw_stream_set_active(a->stream, false);
-    else if (strcmp(command, "position") == 0) {
-        printf("position %llu\n", (unsigned long long)a->frames);
-        fflush(stdout);
-    } else if (strcmp(command, "quit") == 0)
+    else if (strcmp(command, "position") == 0)
+        helper_say("position %llu", (unsigned long long)a->frames);
+    else if (strcmp(command, "quit") == 0)
         pw_main_loop_quit(a->loop);
 }
 
-// Commands from the bus side, one per line on a pipe (also in one process).
-static void on_audio_commands(void *data, int fd, uint32_t mask) {
+static void on_bus_side_gone(void *data) {
     struct audio *a = data;
-    ssize_t n = read(fd, a->line + a->used, sizeof(a->line) - a->used - 1);
-    if (n <= 0) {
-        if (n < 0 && errno == EINTR)
-            return;
-        pw_main_loop_quit(a->loop);  // the bus side is gone
-        return;
-    }
-    a->used += (size_t)n;
-    char *newline;
-    while ((newline = memchr(a->line, '\n', a->used)) != NULL) {
-        *newline = '\0';
-        audio_command(a, a->line);
-        size_t rest = a->used - (size_t)(newline + 1 - a->line);
-        memmove(a->line, newline + 1, rest);
-        a->used = rest;
-    }
-    if (a->used == sizeof(a->line) - 1)
-        a->used = 0;
+    pw_main_loop_quit(a->loop);
 }
 
 static int audio_start(struct audio *a, struct pw_main_loop *loop, const struct options *o, int commands) {
     a->loop = loop;
-    pw_loop_add_io(pw_main_loop_get_loop(loop), commands, SPA_IO_IN | SPA_IO_HUP, true, on_audio_commands, a);
+    helper_read_lines(&a->commands, pw_main_loop_get_loop(loop), commands, "pw-policy-test-player", audio_command,
+                      on_bus_side_gone, a);
     a->context = pw_context_new(pw_main_loop_get_loop(loop), NULL, 0);
-    a->core = pw_context_connect(a->context,
-                                 o->remote ? pw_properties_new(PW_KEY_REMOTE_NAME, o->remote, NULL) : NULL, 0);
-    if (a->core == NULL) {
-        fprintf(stderr, "pw-policy-test-player: cannot connect to PipeWire: %s\n", strerror(errno));
+    a->core = helper_connect(a->context, "pw-policy-test-player", NULL, o->remote);
+    if (a->core == NULL)
         return -1;
-    }
     char name[256];
     snprintf(name, sizeof(name), "pw-policy-test-player.%s", o->suffix);
     struct pw_properties *props = pw_properties_new(
@@ -180,14 +161,13 @@ struct player {
     struct pw_main_loop *loop;
     const struct options *options;
     sd_bus *bus;
-    struct spa_source *bus_io, *bus_timer, *stdin_io, *flood_timer;
+    struct spa_source *bus_io, *bus_timer, *flood_timer;
     unsigned long flooded;  // PropertiesChanged sent by --flood
     int commands;  // to the audio side
     pid_t child;
     const char *status;
     char bus_name[256];
-    char line[256];
-    size_t used;
+    struct helper_lines input;
 };
 
 static void send_audio(struct player *p, const char *command) {
@@ -201,8 +181,7 @@ static void set_status(struct player *p, const char *status) {
     send_audio(p, strcmp(status, "Playing") == 0 ? "play" : "pause");
     sd_bus_emit_properties_changed(p->bus, "/org/mpris/MediaPlayer2", "org.mpris.MediaPlayer2.Player",
                                    "PlaybackStatus", NULL);
-    printf("status %s\n", status);
-    fflush(stdout);
+    helper_say("status %s", status);
 }
 
 static void leave(struct player *p, int code) {
@@ -217,7 +196,7 @@ static void leave(struct player *p, int code) {
 static int method_pause(sd_bus_message *m, void *data, sd_bus_error *error) {
     struct player *p = data;
     if (p->options->vanish_on_pause) {
-        printf("vanishing\n");
+        helper_say("vanishing");
         leave(p, 0);
     }
     if (!p->options->ignore_pause)
@@ -368,35 +347,14 @@ static void on_flood_timer(void *data, uint64_t expirations) {
 static void on_bus_io(void *data, int fd, uint32_t mask) { bus_process(data); }
 static void on_bus_timer(void *data, uint64_t expirations) { bus_process(data); }
 
-static void on_stdin(void *data, int fd, uint32_t mask) {
+static void on_command(void *data, char *line) {
     struct player *p = data;
-    ssize_t n = read(fd, p->line + p->used, sizeof(p->line) - p->used - 1);
-    if (n <= 0) {
-        if (n < 0 && errno == EINTR)
-            return;
-        // End of input: no more commands, keep playing.
-        pw_loop_destroy_source(pw_main_loop_get_loop(p->loop), p->stdin_io);
-        p->stdin_io = NULL;
-        return;
-    }
-    p->used += (size_t)n;
-    char *newline;
-    while ((newline = memchr(p->line, '\n', p->used)) != NULL) {
-        *newline = '\0';
-        if (strcmp(p->line, "position") == 0)
-            send_audio(p, "position");
-        else if (strcmp(p->line, "flood") == 0) {
-            printf("sent %lu\n", p->flooded);
-            fflush(stdout);
-        }
-        else if (strcmp(p->line, "quit") == 0)
-            leave(p, 0);
-        size_t rest = p->used - (size_t)(newline + 1 - p->line);
-        memmove(p->line, newline + 1, rest);
-        p->used = rest;
-    }
-    if (p->used == sizeof(p->line) - 1)
-        p->used = 0;
+    if (strcmp(line, "position") == 0)
+        send_audio(p, "position");
+    else if (strcmp(line, "flood") == 0)
+        helper_say("sent %lu", p->flooded);
+    else if (strcmp(line, "quit") == 0)
+        leave(p, 0);
 }
 
 static void on_signal(void *data, int signal_number) { leave(data, 0); }
@@ -423,9 +381,12 @@ static int player_start(struct player *p, struct pw_main_loop *loop, const struc
     struct pw_loop *l = pw_main_loop_get_loop(loop);
     p->bus_io = pw_loop_add_io(l, sd_bus_get_fd(p->bus), SPA_IO_IN, false, on_bus_io, p);
     p->bus_timer = pw_loop_add_timer(l, on_bus_timer, p);
-    p->stdin_io = pw_loop_add_io(l, STDIN_FILENO, SPA_IO_IN | SPA_IO_HUP, false, on_stdin, p);
-    pw_loop_add_signal(l, SIGTERM, on_signal, p);
-    pw_loop_add_signal(l, SIGINT, on_signal, p);
+    // End of input: no more commands, keep playing.
+    helper_read_lines(&p->input, l, STDIN_FILENO, "pw-policy-test-player", on_command, NULL, p);
+    // After the audio side's pw_context_new (without --child): its data-loop
+    // thread does not block SIGINT and SIGTERM, which then end the player by
+    // their default action (exit status 130, 143).
+    helper_handle_quit_signals(l, on_signal, p);
     if (o->flood) {
         struct timespec period = { 0, 10 * 1000 * 1000 };
         struct timespec first = period;
@@ -496,8 +457,7 @@ int main(int argc, char *argv[]) {
     struct player player = { .child = child };
     if (player_start(&player, loop, &o, commands[1]) < 0)
         leave(&player, 1);
-    printf("ready bus %s pid %d stream-pid %d\n", player.bus_name, (int)getpid(), (int)stream_pid);
-    fflush(stdout);
+    helper_say("ready bus %s pid %d stream-pid %d", player.bus_name, (int)getpid(), (int)stream_pid);
     pw_main_loop_run(loop);
     leave(&player, 0);
 }

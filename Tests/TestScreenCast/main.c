@@ -27,7 +27,6 @@
 //
 // usage: pw-policy-test-screencast [-r REMOTE] source | consume ID
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +37,8 @@
 #include <spa/param/buffers.h>
 #include <spa/pod/builder.h>
 
+#include "pw_policy_helper.h"
+
 #define WIDTH 320
 #define HEIGHT 240
 #define STRIDE (WIDTH * 4)
@@ -46,7 +47,7 @@ struct cast {
     struct pw_main_loop *loop;
     struct pw_stream *stream;
     struct spa_hook listener;
-    struct spa_source *input;
+    struct helper_lines input;
     struct spa_source *timer;
     bool is_source;
     bool announced;
@@ -59,10 +60,9 @@ static void on_state_changed(void *data, enum pw_stream_state old, enum pw_strea
     uint32_t id = pw_stream_get_node_id(cast->stream);
     if (!cast->announced && id != SPA_ID_INVALID) {
         cast->announced = true;
-        printf("ready node %u\n", id);
+        helper_say("ready node %u", id);
     }
-    printf("state %s%s%s\n", pw_stream_state_as_string(state), error ? " " : "", error ? error : "");
-    fflush(stdout);
+    helper_say("state %s%s%s", pw_stream_state_as_string(state), error ? " " : "", error ? error : "");
 }
 
 /* The format is fixed: say how big the buffers are (the source fills them). */
@@ -115,23 +115,14 @@ static void on_timer(void *data, uint64_t expirations) {
         pw_stream_trigger_process(cast->stream);
 }
 
-static void on_input(void *data, int fd, uint32_t mask) {
+static void on_command(void *data, char *line) {
     struct cast *cast = data;
-    char line[256];
-    (void)mask;
-    ssize_t n = read(fd, line, sizeof(line) - 1);
-    if (n <= 0) {
-        pw_main_loop_quit(cast->loop);
-        return;
-    }
-    line[n] = '\0';
     if (strstr(line, "quit") != NULL)
         pw_main_loop_quit(cast->loop);
 }
 
-static void on_signal(void *data, int signal_number) {
+static void on_end_of_input(void *data) {
     struct cast *cast = data;
-    (void)signal_number;
     pw_main_loop_quit(cast->loop);
 }
 
@@ -156,19 +147,13 @@ int main(int argc, char *argv[]) {
 
     cast.loop = pw_main_loop_new(NULL);
     struct pw_loop *loop = pw_main_loop_get_loop(cast.loop);
-    pw_loop_add_signal(loop, SIGINT, on_signal, &cast);
-    pw_loop_add_signal(loop, SIGTERM, on_signal, &cast);
+    helper_quit_on_signals(cast.loop);
     struct pw_context *context = pw_context_new(loop, NULL, 0);
     /* gnome-shell's context is named after its program; a browser's after itself. */
-    struct pw_properties *core_props = pw_properties_new(
-        PW_KEY_APP_NAME, cast.is_source ? "gnome-shell" : "pw-policy-test-screencast", NULL);
-    if (remote != NULL)
-        pw_properties_set(core_props, PW_KEY_REMOTE_NAME, remote);
-    struct pw_core *core = pw_context_connect(context, core_props, 0);
-    if (core == NULL) {
-        fprintf(stderr, "pw-policy-test-screencast: cannot connect to PipeWire: %s\n", strerror(errno));
+    struct pw_core *core = helper_connect(context, "pw-policy-test-screencast",
+                                          cast.is_source ? "gnome-shell" : "pw-policy-test-screencast", remote);
+    if (core == NULL)
         return 69;
-    }
 
     struct pw_properties *props;
     if (cast.is_source)
@@ -213,7 +198,7 @@ int main(int argc, char *argv[]) {
         struct timespec interval = { .tv_sec = 0, .tv_nsec = 33 * 1000 * 1000 };
         pw_loop_update_timer(loop, cast.timer, &interval, &interval, false);
     }
-    cast.input = pw_loop_add_io(loop, STDIN_FILENO, SPA_IO_IN | SPA_IO_HUP, false, on_input, &cast);
+    helper_read_lines(&cast.input, loop, STDIN_FILENO, "pw-policy-test-screencast", on_command, on_end_of_input, &cast);
 
     pw_main_loop_run(cast.loop);
 

@@ -22,7 +22,6 @@
 // 1024 descriptors a PipeWire 0.3.65 connection may have in flight.
 #include <errno.h>
 #include <math.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +32,8 @@
 #include <spa/param/audio/format-utils.h>
 #include <spa/utils/list.h>
 #include <spa/utils/result.h>
+
+#include "pw_policy_helper.h"
 
 #define RATE 48000
 #define CHANNELS 2
@@ -69,12 +70,6 @@ struct sink {
     struct pw_proxy *proxy;
 };
 
-struct pending_sync {
-    struct spa_list link;
-    int seq;
-    char *tag;
-};
-
 struct load {
     struct pw_main_loop *loop;
     struct pw_context *context;
@@ -83,9 +78,8 @@ struct load {
     struct spa_list connections;
     struct spa_list streams;
     struct spa_list sinks;
-    struct spa_list syncs;
-    char line[1 << 16];
-    size_t used;
+    struct helper_syncs syncs;
+    struct helper_lines input;
 };
 
 static void on_process(void *data) {
@@ -251,26 +245,14 @@ static void make_sink(struct load *load, const char *name, const char *extra) {
 
 static void on_core_done(void *data, uint32_t id, int seq) {
     struct connection *connection = data;
-    struct load *load = connection->load;
-    struct pending_sync *p, *t;
     if (id != PW_ID_CORE)
         return;
-    spa_list_for_each_safe(p, t, &load->syncs, link) {
-        if (p->seq != seq)
-            continue;
-        printf("synced %s\n", p->tag);
-        fflush(stdout);
-        spa_list_remove(&p->link);
-        free(p->tag);
-        free(p);
-    }
+    helper_syncs_done(&connection->load->syncs, seq);
 }
 
 static void on_core_error(void *data, uint32_t id, int seq, int res, const char *message) {
     struct load *load = ((struct connection *)data)->load;
-    fprintf(stderr, "pw-policy-load: error on object %u: %s (%s)\n", id, message ? message : "", spa_strerror(res));
-    if (id == PW_ID_CORE && res == -EPIPE)
-        pw_main_loop_quit(load->loop);
+    helper_report_core_error("pw-policy-load", load->loop, id, res, message);
     (void)seq;
 }
 
@@ -281,14 +263,9 @@ static const struct pw_core_events core_events = {
 };
 
 static struct connection *connect_core(struct load *load) {
-    struct pw_properties *props = pw_properties_new(PW_KEY_APP_NAME, "pw-policy-load", NULL);
-    if (load->remote != NULL)
-        pw_properties_set(props, PW_KEY_REMOTE_NAME, load->remote);
-    struct pw_core *core = pw_context_connect(load->context, props, 0);
-    if (core == NULL) {
-        fprintf(stderr, "pw-policy-load: cannot connect to PipeWire: %s\n", strerror(errno));
+    struct pw_core *core = helper_connect(load->context, "pw-policy-load", "pw-policy-load", load->remote);
+    if (core == NULL)
         return NULL;
-    }
     struct connection *c = calloc(1, sizeof(*c));
     c->load = load;
     c->core = core;
@@ -297,7 +274,8 @@ static struct connection *connect_core(struct load *load) {
     return c;
 }
 
-static void command(struct load *load, char *line) {
+static void on_command(void *data, char *line) {
+    struct load *load = data;
     char *verb = strtok(line, " \t");
     if (verb == NULL)
         return;
@@ -306,10 +284,7 @@ static void command(struct load *load, char *line) {
     if (strcmp(verb, "quit") == 0) {
         pw_main_loop_quit(load->loop);
     } else if (strcmp(verb, "sync") == 0) {
-        struct pending_sync *p = calloc(1, sizeof(*p));
-        p->tag = strdup(name ? name : "");
-        p->seq = pw_core_sync(first_connection(load)->core, PW_ID_CORE, 0);
-        spa_list_append(&load->syncs, &p->link);
+        helper_sync(&load->syncs, first_connection(load)->core, name ? name : "");
     } else if (name == NULL) {
         fprintf(stderr, "pw-policy-load: '%s' needs a name\n", verb);
     } else if (strcmp(verb, "play") == 0) {
@@ -333,36 +308,9 @@ static void command(struct load *load, char *line) {
     }
 }
 
-static void on_input(void *data, int fd, uint32_t mask) {
-    struct load *load = data;
-    if (mask & SPA_IO_IN) {
-        ssize_t n = read(fd, load->line + load->used, sizeof(load->line) - 1 - load->used);
-        if (n <= 0) {
-            pw_main_loop_quit(load->loop);
-            return;
-        }
-        load->used += (size_t)n;
-        char *start = load->line, *newline;
-        while ((newline = memchr(start, '\n', load->used - (size_t)(start - load->line))) != NULL) {
-            *newline = '\0';
-            command(load, start);
-            start = newline + 1;
-        }
-        load->used -= (size_t)(start - load->line);
-        memmove(load->line, start, load->used);
-        if (load->used == sizeof(load->line) - 1) {
-            fprintf(stderr, "pw-policy-load: line too long; dropped\n");
-            load->used = 0;
-        }
-    } else if (mask & (SPA_IO_HUP | SPA_IO_ERR)) {
-        pw_main_loop_quit(load->loop);
-    }
-}
-
-static void on_signal(void *data, int signal_number) {
+static void on_end_of_input(void *data) {
     struct load *load = data;
     pw_main_loop_quit(load->loop);
-    (void)signal_number;
 }
 
 int main(int argc, char *argv[]) {
@@ -379,7 +327,7 @@ int main(int argc, char *argv[]) {
     struct load load = { 0 };
     spa_list_init(&load.streams);
     spa_list_init(&load.sinks);
-    spa_list_init(&load.syncs);
+    helper_syncs_init(&load.syncs);
     spa_list_init(&load.connections);
     load.remote = remote;
     load.loop = pw_main_loop_new(NULL);
@@ -387,9 +335,11 @@ int main(int argc, char *argv[]) {
     load.context = pw_context_new(loop, NULL, 0);
     if (connect_core(&load) == NULL)
         return 69;
-    pw_loop_add_io(loop, STDIN_FILENO, SPA_IO_IN | SPA_IO_HUP | SPA_IO_ERR, false, on_input, &load);
-    pw_loop_add_signal(loop, SIGINT, on_signal, &load);
-    pw_loop_add_signal(loop, SIGTERM, on_signal, &load);
+    helper_read_lines(&load.input, loop, STDIN_FILENO, "pw-policy-load", on_command, on_end_of_input, &load);
+    /* After pw_context_new, unlike the test programs: the context's
+     * data-loop thread does not block SIGINT and SIGTERM, which then end the
+     * load generator by their default action (exit status 130, 143). */
+    helper_quit_on_signals(load.loop);
 
     pw_main_loop_run(load.loop);
 
@@ -399,11 +349,7 @@ int main(int argc, char *argv[]) {
     struct sink *k, *kt;
     spa_list_for_each_safe(k, kt, &load.sinks, link)
         destroy_sink(k);
-    struct pending_sync *p, *pt;
-    spa_list_for_each_safe(p, pt, &load.syncs, link) {
-        free(p->tag);
-        free(p);
-    }
+    helper_syncs_clear(&load.syncs);
     struct connection *c, *ct;
     spa_list_for_each_safe(c, ct, &load.connections, link) {
         spa_hook_remove(&c->listener);
