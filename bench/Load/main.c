@@ -332,14 +332,13 @@ int main(int argc, char *argv[]) {
     load.remote = remote;
     load.loop = pw_main_loop_new(NULL);
     struct pw_loop *loop = pw_main_loop_get_loop(load.loop);
+    /* Before pw_context_new, so that its data-loop thread blocks them too:
+     * SIGINT and SIGTERM quit the loop and free the streams. */
+    helper_quit_on_signals(load.loop);
     load.context = pw_context_new(loop, NULL, 0);
     if (connect_core(&load) == NULL)
         return 69;
     helper_read_lines(&load.input, loop, STDIN_FILENO, "pw-policy-load", on_command, on_end_of_input, &load);
-    /* After pw_context_new, unlike the test programs: the context's
-     * data-loop thread does not block SIGINT and SIGTERM, which then end the
-     * load generator by their default action (exit status 130, 143). */
-    helper_quit_on_signals(load.loop);
 
     pw_main_loop_run(load.loop);
 
