@@ -40,151 +40,191 @@ public struct ReconcilePlanner: Sendable {
     public func plan(graph: Graph, decisions: [UInt32: StreamDecision], classified: [UInt32: ClassifiedStream],
                      applied previous: [UInt32: AppliedStream], linkWait previousWait: LinkWait = LinkWait(),
                      now: Double) -> Plan {
-        var actions: [AgentAction] = []
-        var applied: [UInt32: AppliedStream] = [:]
-        var nextTick: Double?
-        func tick(_ time: Double) { nextTick = min(nextTick ?? time, time) }
-        // All fades share one budget of Props updates (FadePacing): the
-        // streams fading, and those about to (a duck of many starts many).
-        let fading = previous.reduce(0) { count, entry in
-            let (id, stream) = entry
-            let starts = decisions[id].map { decision in
-                decision.hold == nil && stream.commandedGain.map { abs($0 - decision.gain) >= Self.epsilon } == true
-            } ?? false
-            return count + (stream.ramp != nil || starts ? 1 : 0)
-        }
-        // Raises starting in this plan, each after the one before (FadePacing.raiseDelay),
-        // and none while WirePlumber has a new stream to link (LinkWait).
-        var raises = 0
         let linkWait = previousWait.observed(graph, applied: previous, now: now, longest: pacing.longestLinkWait)
-        let raisesWait = linkWait.raisesWait
-        func placeRaise(_ ramp: inout GainRamp) {
-            defer { raises += 1 }
-            ramp.start = (raisesWait ?? now) + pacing.raiseDelay(raises, fading: fading)
-            ramp.waitsForLinking = raisesWait != nil
-        }
-
+        var plan = PlanInProgress(fading: Self.fading(previous, decisions: decisions), raisesWait: linkWait.raisesWait,
+                                  now: now)
         for node in graph.streams {
             var state = previous[node.id].flatMap { $0.serial == node.serial ? $0 : nil }
             var rampRunning = false
             if var running = state {
                 let landing: [AgentAction]
                 (rampRunning, landing) = settleNativeRamp(&running, node: node, now: now)
-                actions += landing
-                if let until = running.rampRunsUntil { tick(until) }
+                plan.actions += landing
+                if let until = running.rampRunsUntil { plan.tick(until) }
                 state = running
             }
-            let classifiedStream = classified[node.id]
-            let leaveAlone = classifiedStream.map { $0.classification.exempt || $0.classification.category == .audioProcessing } ?? true
-            guard let decision = decisions[node.id], !leaveAlone else {
-                // Never ours, or no longer: undo what we did, then forget it.
-                // A lost restore is sent once more, not fought over: the
-                // stream is someone else's now.
-                if var state, !state.isNeutral || !state.confirmed || state.landing != nil {
-                    let retried = commandLost(state, now: now)
-                    if rampRunning {
-                        // Sent plainly now it would be overwritten: after the ramp.
-                        if state.held { actions += unhold(&state, node: node, decision: nil, graph: graph) }
-                        state.ramp = nil
-                        state.landing = 1
-                        applied[node.id] = state
-                        continue
-                    }
-                    actions += restore(&state, node: node, graph: graph, now: now)
-                    if !state.confirmed && !retried {
-                        if let check = nextLossCheck(state, now: now) { tick(check) }
-                        applied[node.id] = state
-                    }
-                }
+            guard let decision = decisions[node.id], !Self.leavesAlone(classified[node.id]) else {
+                if let state { letGo(state, node: node, rampRunning: rampRunning, graph: graph, plan: &plan) }
                 continue
             }
-            let isNew = state == nil
             var stream = state ?? AppliedStream(serial: node.serial)
-
             if decision.hold != nil {
-                // Silence first, then unlink: nothing may leak while WirePlumber relinks.
-                stream.ramp = nil
-                if stream.commandedGain != 0 || (stream.confirmed && observedDiffers(node, from: 0))
-                    || commandLost(stream, now: now) {
-                    actions += command(&stream, gain: 0, node: node, now: now)
-                    // A running native ramp overwrites it; the unlink below
-                    // silences the stream meanwhile, and 0 is sent again after.
-                    if rampRunning { stream.landing = 0 }
-                }
-                let links = graph.links(from: node.id) + graph.links(to: node.id)
-                if !stream.held, let first = links.first {
-                    stream.heldFrom = first.outputNode == node.id ? first.inputNode : first.outputNode
-                }
-                for link in links {
-                    actions.append(.destroyLink(link.id))
-                }
-                stream.held = true
-                // A held stream that runs with no links (node.always-process)
-                // plays on into nothing: Suspend stops it (docs/HOLDS.md).
-                // Only once it has stayed unlinked a moment — a linked stream
-                // starts again at once, and WirePlumber relinks a stream whose
-                // output just went away — and again whenever it runs anyway.
-                // Streams that go idle when unlinked are stopped already.
-                if links.isEmpty, node.streamDirection == .playback {
-                    let since = stream.unlinkedSince ?? now
-                    stream.unlinkedSince = since
-                    if node.state == .running {
-                        if now - since >= Self.unlinkedBeforeSuspend,
-                           stream.suspendedAt.map({ now - $0 >= Self.resuspendAfter }) ?? true {
-                            actions.append(.suspend(node: node.id))
-                            stream.suspendedAt = now
-                        }
-                        tick(max(since + Self.unlinkedBeforeSuspend, (stream.suspendedAt ?? 0) + Self.resuspendAfter))
-                    }
-                } else {
-                    stream.unlinkedSince = nil
-                }
+                hold(&stream, node: node, rampRunning: rampRunning, graph: graph, plan: &plan)
             } else {
-                if var ramp = stream.ramp, now < ramp.start, ramp.waitsForLinking || raisesWait != nil {
-                    // A raise not begun yet: it waits while WirePlumber links, and goes once it has.
-                    placeRaise(&ramp)
-                    stream.ramp = ramp
-                }
-                if stream.held {
-                    actions += unhold(&stream, node: node, decision: decision, graph: graph)
-                    if decision.gain >= Self.epsilon {
-                        var ramp = GainRamp(from: 0, to: decision.gain, start: now,
-                                            duration: fadeDuration(fadeUp, node: node, graph: graph, fading: fading))
-                        placeRaise(&ramp)
-                        stream.ramp = ramp
-                    }
-                }
-                if !rampRunning {
-                    actions += converge(&stream, to: decision.gain, node: node, graph: graph, isNew: isNew,
-                                        fading: fading, placeRaise: placeRaise, now: now)
-                }
-                if let target = decision.preferredTarget, let serial = graph.nodes[target]?.serial,
-                   stream.routedTo != serial, EngineInputBuilder.linkedSink(of: node.id, in: graph) != target {
-                    actions.append(.setTarget(stream: node.id, targetSerial: serial))
-                    stream.routedTo = serial
-                }
+                play(&stream, decision: decision, node: node, isNew: state == nil, rampRunning: rampRunning,
+                     graph: graph, plan: &plan)
             }
-            if let ramp = stream.ramp, stream.rampRunsUntil == nil {
-                tick(max(min(nextStepDue(stream, along: ramp, fading: fading), ramp.end), now + 0.001))
-            }
-            if let until = stream.rampRunsUntil { tick(until) }
-            if let check = nextLossCheck(stream, now: now) { tick(check) }
+            scheduleNext(stream, plan: &plan)
             // Every stream with a known gain is remembered, even at 1: a later
             // change of decision must fade it, only a stream never seen jumps.
             if stream.commandedGain != nil || stream.held || stream.ramp != nil || stream.routedTo != nil
                 || !stream.confirmed || stream.rampRunsUntil != nil {
-                applied[node.id] = stream
+                plan.applied[node.id] = stream
             }
         }
-        return Plan(actions: actions, applied: applied, nextTick: nextTick, linkWait: linkWait)
+        return Plan(actions: plan.actions, applied: plan.applied, nextTick: plan.nextTick, linkWait: linkWait)
+    }
+
+    /// One plan under way: what it sends and remembers, when it wants to run
+    /// again, and what its fades share.
+    private struct PlanInProgress {
+        var actions: [AgentAction] = []
+        var applied: [UInt32: AppliedStream] = [:]
+        var nextTick: Double?
+        /// All fades share one budget of Props updates (FadePacing): the
+        /// streams fading, and those about to.
+        let fading: Int
+        /// Until when raises wait for WirePlumber to link new streams (LinkWait).
+        let raisesWait: Double?
+        let now: Double
+        /// Raises placed so far in this plan.
+        var raises = 0
+
+        mutating func tick(_ time: Double) { nextTick = min(nextTick ?? time, time) }
+
+        /// Raises starting in this plan, each after the one before
+        /// (FadePacing.raiseDelay), and none while WirePlumber has a new
+        /// stream to link.
+        mutating func placeRaise(_ ramp: inout GainRamp, pacing: FadePacing) {
+            defer { raises += 1 }
+            ramp.start = (raisesWait ?? now) + pacing.raiseDelay(raises, fading: fading)
+            ramp.waitsForLinking = raisesWait != nil
+        }
+    }
+
+    /// The streams fading, and those about to (a duck of many starts many).
+    private static func fading(_ previous: [UInt32: AppliedStream], decisions: [UInt32: StreamDecision]) -> Int {
+        previous.reduce(0) { count, entry in
+            let (id, stream) = entry
+            let starts = decisions[id].map { decision in
+                decision.hold == nil && stream.commandedGain.map { abs($0 - decision.gain) >= epsilon } == true
+            } ?? false
+            return count + (stream.ramp != nil || starts ? 1 : 0)
+        }
+    }
+
+    /// Exempt, audio processing, or not classified (yet): not the policy's.
+    private static func leavesAlone(_ classified: ClassifiedStream?) -> Bool {
+        classified.map { $0.classification.exempt || $0.classification.category == .audioProcessing } ?? true
+    }
+
+    /// A stream never ours, or no longer: undo what we did, then forget it.
+    /// A lost restore is sent once more, not fought over: the stream is
+    /// someone else's now.
+    private func letGo(_ state: AppliedStream, node: Graph.Node, rampRunning: Bool, graph: Graph,
+                       plan: inout PlanInProgress) {
+        guard !state.isNeutral || !state.confirmed || state.landing != nil else { return }
+        var state = state
+        let retried = commandLost(state, now: plan.now)
+        if rampRunning {
+            // Sent plainly now it would be overwritten: after the ramp.
+            if state.held { plan.actions += unhold(&state, node: node, decision: nil, graph: graph) }
+            state.ramp = nil
+            state.landing = 1
+            plan.applied[node.id] = state
+            return
+        }
+        plan.actions += restore(&state, node: node, graph: graph, now: plan.now)
+        if !state.confirmed && !retried {
+            if let check = nextLossCheck(state, now: plan.now) { plan.tick(check) }
+            plan.applied[node.id] = state
+        }
+    }
+
+    /// A held stream: silent first, then unlinked — nothing may leak while
+    /// WirePlumber relinks — and suspended if it plays on into nothing.
+    private func hold(_ stream: inout AppliedStream, node: Graph.Node, rampRunning: Bool, graph: Graph,
+                      plan: inout PlanInProgress) {
+        let now = plan.now
+        stream.ramp = nil
+        if stream.commandedGain != 0 || (stream.confirmed && observedDiffers(node, from: 0))
+            || commandLost(stream, now: now) {
+            plan.actions += command(&stream, gain: 0, node: node, now: now)
+            // A running native ramp overwrites it; the unlink below
+            // silences the stream meanwhile, and 0 is sent again after.
+            if rampRunning { stream.landing = 0 }
+        }
+        let links = graph.links(from: node.id) + graph.links(to: node.id)
+        if !stream.held, let first = links.first {
+            stream.heldFrom = first.outputNode == node.id ? first.inputNode : first.outputNode
+        }
+        plan.actions += links.map { .destroyLink($0.id) }
+        stream.held = true
+        // A held stream that runs with no links (node.always-process)
+        // plays on into nothing: Suspend stops it (docs/HOLDS.md).
+        // Only once it has stayed unlinked a moment — a linked stream
+        // starts again at once, and WirePlumber relinks a stream whose
+        // output just went away — and again whenever it runs anyway.
+        // Streams that go idle when unlinked are stopped already.
+        guard links.isEmpty, node.streamDirection == .playback else {
+            stream.unlinkedSince = nil
+            return
+        }
+        let since = stream.unlinkedSince ?? now
+        stream.unlinkedSince = since
+        guard node.state == .running else { return }
+        if now - since >= Self.unlinkedBeforeSuspend, stream.suspendedAt.map({ now - $0 >= Self.resuspendAfter }) ?? true {
+            plan.actions.append(.suspend(node: node.id))
+            stream.suspendedAt = now
+        }
+        plan.tick(max(since + Self.unlinkedBeforeSuspend, (stream.suspendedAt ?? 0) + Self.resuspendAfter))
+    }
+
+    /// A stream that plays: released if it was held, moved toward its gain,
+    /// and sent to the output the policy prefers.
+    private func play(_ stream: inout AppliedStream, decision: StreamDecision, node: Graph.Node, isNew: Bool,
+                      rampRunning: Bool, graph: Graph, plan: inout PlanInProgress) {
+        if var ramp = stream.ramp, plan.now < ramp.start, ramp.waitsForLinking || plan.raisesWait != nil {
+            // A raise not begun yet: it waits while WirePlumber links, and goes once it has.
+            plan.placeRaise(&ramp, pacing: pacing)
+            stream.ramp = ramp
+        }
+        if stream.held {
+            plan.actions += unhold(&stream, node: node, decision: decision, graph: graph)
+            if decision.gain >= Self.epsilon {
+                var ramp = GainRamp(from: 0, to: decision.gain, start: plan.now,
+                                    duration: fadeDuration(fadeUp, node: node, graph: graph, fading: plan.fading))
+                plan.placeRaise(&ramp, pacing: pacing)
+                stream.ramp = ramp
+            }
+        }
+        if !rampRunning {
+            let converged = converge(&stream, to: decision.gain, node: node, graph: graph, isNew: isNew, plan: &plan)
+            plan.actions += converged
+        }
+        if let target = decision.preferredTarget, let serial = graph.nodes[target]?.serial,
+           stream.routedTo != serial, EngineInputBuilder.linkedSink(of: node.id, in: graph) != target {
+            plan.actions.append(.setTarget(stream: node.id, targetSerial: serial))
+            stream.routedTo = serial
+        }
+    }
+
+    /// When the plan must run again for this stream: its next fade step,
+    /// the end of its native ramp, the check that its command arrived.
+    private func scheduleNext(_ stream: AppliedStream, plan: inout PlanInProgress) {
+        if let ramp = stream.ramp, stream.rampRunsUntil == nil {
+            plan.tick(max(min(nextStepDue(stream, along: ramp, fading: plan.fading), ramp.end), plan.now + 0.001))
+        }
+        if let until = stream.rampRunsUntil { plan.tick(until) }
+        if let check = nextLossCheck(stream, now: plan.now) { plan.tick(check) }
     }
 
     /// Moves the stream's gain toward `target`: fades when the policy changes,
     /// jumps for a new stream (no blip of the wrong level) and when someone
     /// else (restore-stream) overwrote our value.
     private func converge(_ stream: inout AppliedStream, to target: Double, node: Graph.Node, graph: Graph,
-                          isNew: Bool, fading: Int, placeRaise: (inout GainRamp) -> Void,
-                          now: Double) -> [AgentAction] {
+                          isNew: Bool, plan: inout PlanInProgress) -> [AgentAction] {
+        let now = plan.now, fading = plan.fading
         if stream.confirmed, let commanded = stream.commandedGain, stream.ramp == nil,
            observedDiffers(node, from: commanded) {
             return command(&stream, gain: target, node: node, now: now)  // overwritten by someone else
@@ -218,7 +258,7 @@ public struct ReconcilePlanner: Sendable {
             return command(&stream, gain: target, node: node, now: now)
         }
         var ramp = GainRamp(from: current, to: target, start: now, duration: duration)
-        if target > current { placeRaise(&ramp) }
+        if target > current { plan.placeRaise(&ramp, pacing: pacing) }
         stream.ramp = ramp
         return advance(&stream, along: ramp, node: node, graph: graph, fading: fading, now: now)
     }
