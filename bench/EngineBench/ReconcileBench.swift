@@ -49,8 +49,12 @@ struct ReconcileScene {
         graph.addLinks(from: id, to: 10 + UInt32(max(index, 0) / 100), nextID: &nextLink)
     }
 
+    /// The ducker's meter hears it: the policy ducks while a `duck-others`
+    /// stream is audible (docs/POLICY.md, "Ducking while audible"), and
+    /// without a reading nothing would be ducked.
     var observation: AgentCore.Observation {
-        AgentCore.Observation(graph: graph, now: now, stack: PipeWireStack(pipewire: "1.4.2", wirePlumber: nil))
+        AgentCore.Observation(graph: graph, now: now, stack: PipeWireStack(pipewire: "1.4.2", wirePlumber: nil),
+                              meters: AgentCore.Meters(readings: graph.nodes[Self.ducker] == nil ? [:] : [Self.ducker: .audible]))
     }
 
     /// What the daemon would report once it applied the gains (a ramp lands
