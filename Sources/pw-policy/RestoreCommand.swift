@@ -18,14 +18,10 @@ struct RestoreCommand: ParsableCommand {
         """)
 
     @OptionGroup var remote: RemoteOptions
-    @Option(help: "Log level: error, warning, notice, info or debug.")
+    @Option(help: LogLevelName.help, completion: LogLevelName.completion)
     var logLevel = "notice"
 
-    func validate() throws {
-        guard Log.Level(name: logLevel) != nil else {
-            throw ValidationError("unknown log level '\(logLevel)'; expected error, warning, notice, info or debug")
-        }
-    }
+    func validate() throws { try LogLevelName.validate(logLevel) }
 
     func run() throws {
         let launch = AgentLaunch(remote: remote.remote, dryRun: false, logLevel: Log.Level(name: logLevel) ?? .notice,

@@ -18,17 +18,12 @@ struct RunCommand: ParsableCommand {
     @OptionGroup var remote: RemoteOptions
     @Flag(help: "Decide and log what would be done, change nothing.")
     var dryRun = false
-    @Option(help: ArgumentHelp("Log level: \(OverrideOptions.either(LogLevel.names)).", valueName: "log-level"),
-            completion: .list(LogLevel.names))
+    @Option(help: LogLevelName.help, completion: LogLevelName.completion)
     var logLevel = "info"
     /// Its log has no colour; taken like every command's that prints.
     @OptionGroup var color: ColorOptions
 
-    func validate() throws {
-        guard Log.Level(name: logLevel) != nil else {
-            throw ValidationError("unknown log level '\(logLevel)'; expected \(OverrideOptions.either(LogLevel.names))")
-        }
-    }
+    func validate() throws { try LogLevelName.validate(logLevel) }
 
     func run() throws {
         let launch = AgentLaunch(remote: remote.remote, dryRun: dryRun, logLevel: Log.Level(name: logLevel) ?? .info)
