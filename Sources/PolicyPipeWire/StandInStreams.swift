@@ -12,25 +12,13 @@ import PolicyFiles
 /// each key the daemon creates a stand-in node of the agent's — a
 /// never-linked null sink classed as that stream with that key's property
 /// (`WirePlumberStreamState.standInProperties`) — and the agent sets its
-/// Props to volume 1 with the user's channel volumes and mute saved there.
-/// WirePlumber saves every Props change of a stream, the stand-in's own
-/// defaults too (0.5.8 saved them before it restored anything on it), and
-/// may restore its saved values on it meanwhile: the agent sets its values
-/// again until the stand-in has reported them, and nothing else, for a
-/// while; then, after a round trip through WirePlumber, the node goes.
+/// Props as `StandInProgress` says until it is content; then, after a round
+/// trip through WirePlumber, the node goes.
 public final class StandInStreams {
     private let actions: GraphActions
     private var mirror: GraphMirror { actions.mirror }
     /// How many stand-ins this process made: names each one uniquely.
     private var created = 0
-    /// How long a stand-in must keep the user's values before it goes: longer
-    /// than WirePlumber takes to restore saved values on a new node.
-    static let settle = 0.3
-    /// How often a stand-in that does not report them is sent them again.
-    static let resend = 0.1
-    /// How long a stand-in may go without reporting them before a new one
-    /// takes its place.
-    static let replaceAfter = 0.8
 
     public init(actions: GraphActions) { self.actions = actions }
 
@@ -40,10 +28,11 @@ public final class StandInStreams {
         var standIns = keys.sorted { $0.key < $1.key }.compactMap { makeStandIn(key: $0.key, user: $0.value) }
         let deadline = MonotonicClock.now + timeout
         mirror.connection.loop.run(timeout: timeout) {
-            standIns = standIns.compactMap { self.converge($0) ? $0 : self.replacingIfStuck($0) }
-            return standIns.allSatisfy { $0.kept(for: Self.settle) }
+            standIns = standIns.map(self.look)
+            return standIns.allSatisfy { $0.progress.isKept(now: MonotonicClock.now) }
         }
-        let done = Set(standIns.filter { $0.kept(for: Self.settle) }.map(\.key))
+        let now = MonotonicClock.now
+        let done = Set(standIns.filter { $0.progress.isKept(now: now) }.map(\.progress.key))
         // WirePlumber saves after reading the node's params again (a round
         // trip of its own): two round trips through a metadata it
         // implements put our destroy behind that.
@@ -54,33 +43,23 @@ public final class StandInStreams {
     private func makeStandIn(key: String, user: WirePlumberStreamState.UserVolumes) -> StandIn? {
         created += 1
         guard let props = WirePlumberStreamState.standInProperties(for: key, channels: user.channelVolumes.count) else { return nil }
-        return StandIn(core: mirror.connection.core, props: props, marker: "stand-in \(getpid())-\(created)", key: key, user: user)
+        return StandIn(core: mirror.connection.core, props: props, marker: "stand-in \(getpid())-\(created)",
+                       progress: StandInProgress(key: key, user: user, createdAt: MonotonicClock.now))
     }
 
-    /// A stand-in that never takes the user's values is replaced by a new
-    /// one: on WirePlumber 0.5.8 about one in five kept reporting its
-    /// defaults through every resend, and WirePlumber saved those; a new
-    /// node took the values at once (docs/POLICY.md, "WirePlumber's memory").
-    private func replacingIfStuck(_ standIn: StandIn) -> StandIn? {
-        guard standIn.keptSince == nil, MonotonicClock.now - standIn.createdAt >= Self.replaceAfter else { return standIn }
-        return makeStandIn(key: standIn.key, user: standIn.user) ?? standIn
-    }
-
-    /// One look at a stand-in: whether it reports the user's values now;
-    /// sends them (again) when it does not.
-    private func converge(_ standIn: StandIn) -> Bool {
-        let now = MonotonicClock.now
-        guard let id = standIn.id(in: mirror.graph), let node = mirror.graph.nodes[id], node.volume != nil else { return false }
-        if standIn.reports(node) {
-            standIn.keptSince = standIn.keptSince ?? now
-            return true
+    /// One look at a stand-in, and what `StandInProgress` says to do.
+    private func look(_ standIn: StandIn) -> StandIn {
+        let id = standIn.id(in: mirror.graph)
+        switch standIn.progress.looked(at: id.flatMap { mirror.graph.nodes[$0] }, now: MonotonicClock.now) {
+        case .wait:
+            return standIn
+        case .send:
+            let user = standIn.progress.user
+            _ = id.flatMap { mirror.nodeObserver($0) }?.setVolumes(1, mute: user.mute, channelVolumes: user.channelVolumes)
+            return standIn
+        case .replace:
+            return makeStandIn(key: standIn.progress.key, user: standIn.progress.user) ?? standIn
         }
-        standIn.keptSince = nil
-        if standIn.sentAt.map({ now - $0 >= Self.resend }) ?? true {
-            standIn.sentAt = now
-            _ = actions.mirror.nodeObserver(id)?.setVolumes(1, mute: standIn.user.mute, channelVolumes: standIn.user.channelVolumes)
-        }
-        return false
     }
 
     private func syncWithWirePlumber(until deadline: Double) {
@@ -100,25 +79,18 @@ public final class StandInStreams {
 /// One stand-in node: the daemon's adapter around a null sink, created for
 /// this client (it goes when the proxy does, or when we disconnect).
 private final class StandIn {
-    let key: String
-    let user: WirePlumberStreamState.UserVolumes
-    /// Since when it has reported the user's values, and when we last sent them.
-    var keptSince: Double?
-    var sentAt: Double?
-    let createdAt = MonotonicClock.now
+    var progress: StandInProgress
     private let proxy: OpaquePointer
     private let marker: String
 
-    init?(core: OpaquePointer, props: [String: String], marker: String, key: String,
-          user: WirePlumberStreamState.UserVolumes) {
+    init?(core: OpaquePointer, props: [String: String], marker: String, progress: StandInProgress) {
         var props = props
         props["factory.name"] = "support.null-audio-sink"
         props["object.linger"] = "false"
         // Tells this node from the other stand-ins in the mirror.
         props[Graph.Node.agentsOwnKey] = marker
         self.marker = marker
-        self.key = key
-        self.user = user
+        self.progress = progress
         let raw = withDictionary(props) { cpw_core_create_object(core, "adapter", InterfaceType.node, InterfaceType.version, $0) }
         guard let raw else { return nil }
         proxy = OpaquePointer(raw)
@@ -126,16 +98,6 @@ private final class StandIn {
 
     func id(in graph: Graph) -> UInt32? {
         graph.nodes.values.first { $0.props[Graph.Node.agentsOwnKey] == marker }?.id
-    }
-
-    /// Volume 1 and the user's values, exactly.
-    func reports(_ node: Graph.Node) -> Bool {
-        node.volume.map { ReconcilePlanner.reports($0, 1) } == true && (node.mute ?? false) == user.mute
-            && node.channelVolumes == user.channelVolumes
-    }
-
-    func kept(for settle: Double) -> Bool {
-        keptSince.map { MonotonicClock.now - $0 >= settle } == true
     }
 
     deinit { pw_proxy_destroy(proxy) }
