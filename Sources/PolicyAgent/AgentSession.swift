@@ -34,7 +34,7 @@ final class AgentSession {
         reconcileTimer = connection.loop.makeTimer { [unowned self] in self.reconcile() }
         desktopTimer = connection.loop.makeTimer { [unowned self] in self.desktopReconcileDue() }
         meters = StreamMeters(connection: connection) { [unowned self] in self.scheduleReconcile() }
-        executor = EffectExecutor(actions: actions, log: context.log, journalPath: context.journalPath,
+        executor = EffectExecutor(connection: connection, actions: actions, log: context.log, journalPath: context.journalPath,
                                   wakeUpTimer: connection.loop.makeTimer { [unowned self] in self.reconcile() },
                                   reconcileIsDue: { [unowned self] in self.reconcileTimer.isPending },
                                   players: context.playerActions,

@@ -7,6 +7,8 @@ import PolicyFiles
 /// nothing; a failed action is logged and left to the next reconcile, which
 /// sees the graph as it became and converges.
 final class EffectExecutor {
+    /// The connection the actions go out on: its loop, its round trips.
+    private let connection: Connection
     private let actions: GraphActions
     private let log: Log
     private let journalPath: String
@@ -21,11 +23,12 @@ final class EffectExecutor {
     /// The peak meters on the streams that duck others.
     private let meters: StreamMeters
 
-    init(actions: GraphActions, log: Log, journalPath: String, wakeUpTimer: LoopTimer,
+    init(connection: Connection, actions: GraphActions, log: Log, journalPath: String, wakeUpTimer: LoopTimer,
          reconcileIsDue: @escaping () -> Bool,
          players: PlayerActions,
          publish: @escaping () -> [AgentEffect],
          storedVolumesReset: @escaping (Set<String>) -> [AgentEffect], meters: StreamMeters) {
+        self.connection = connection
         self.meters = meters
         self.reconcileIsDue = reconcileIsDue
         self.storedVolumesReset = storedVolumesReset
@@ -52,14 +55,14 @@ final class EffectExecutor {
     /// with `flushingActionsFirst` (a reconcile's effects) those after its
     /// graph actions wait for the loop's next turn (EffectQueue).
     func execute(_ effects: [AgentEffect], flushingActionsFirst: Bool = false) {
-        mirror.connection.loop.preconditionInEventLoop()
+        connection.loop.preconditionInEventLoop()
         backlogTimer?.cancel()
         for effect in queue.take(effects, flushingActionsFirst: flushingActionsFirst, now: MonotonicClock.now) {
             run(effect)
         }
         guard !queue.backlog.isEmpty else { return }
         if backlogTimer == nil {
-            backlogTimer = mirror.connection.loop.makeTimer { [unowned self] in self.runBacklog() }
+            backlogTimer = connection.loop.makeTimer { [unowned self] in self.runBacklog() }
         }
         // After the loop's turn that writes the connection's queue:
         // the socket is ready before this timer expires.
@@ -110,7 +113,7 @@ final class EffectExecutor {
             // Only a restore flushes, and the agent exits after it: what the
             // daemon has not read by then is lost. A daemon busy with
             // hundreds of streams took over 2 s (docs/PERFORMANCE.md).
-            if !mirror.connection.roundTrip(timeout: 10) {
+            if !connection.roundTrip(timeout: 10) {
                 log.warning("the daemon did not confirm within 10 s; some streams may keep their policy gain")
             }
         case .publish:
