@@ -8,7 +8,7 @@ import Testing
 /// them side by side on a 2-core machine starve each other's graph cycles
 /// and fades. `.serialized` here is recursive: the tests of every suite
 /// nested in this one (in `extension TimingSensitiveSuites`) run one at a
-/// time, while the other suites (unit tests, the CLI suites) still run
-/// beside them. docs/CLI.md, "Tests".
+/// time; `scripts/test` runs them after every other suite, alone.
+/// docs/CLI.md, "Tests".
 @Suite(.serialized)
 enum TimingSensitiveSuites {}
