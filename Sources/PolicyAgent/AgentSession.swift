@@ -59,8 +59,9 @@ final class AgentSession {
             case .added, .removed, .info: self.context.apps.graphChanged()
             case .props, .metadata: break
             }
-            // One reconcile for a burst of events (and one syscall, not one each).
+            // Our own commands coming back change no decision (AgentCore.isEcho).
             if case .props(let id) = change, self.context.core.isEcho(propsOf: id, in: self.mirror.graph) { return }
+            // One reconcile for a burst of events (and one syscall, not one each).
             self.scheduleReconcile()
         }
     }
