@@ -150,14 +150,12 @@ final class AgentSession {
         while connection.isConnected {
             connection.loop.run(timeout: 0.1) { false }
             connection.roundTrip(timeout: 1)
-            switch confirmation.checked(stragglers: context.core.restoreStragglers(in: mirror.graph), now: MonotonicClock.now) {
-            case .confirmed:
-                return
-            case .checkAgain(let resend):
-                if !resend.isEmpty { executor.execute(resend.map(AgentEffect.graph) + [.flush]) }
-            case .gaveUp(let resend, let warning):
-                if !resend.isEmpty { executor.execute(resend.map(AgentEffect.graph) + [.flush]) }
-                return context.log.warning(warning)
+            let next = confirmation.checked(stragglers: context.core.restoreStragglers(in: mirror.graph), now: MonotonicClock.now)
+            if !next.resend.isEmpty { executor.execute(next.resend.map(AgentEffect.graph) + [.flush]) }
+            switch next {
+            case .confirmed: return
+            case .checkAgain: continue
+            case .gaveUp(_, let warning): return context.log.warning(warning)
             }
         }
     }

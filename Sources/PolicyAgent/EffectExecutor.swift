@@ -94,8 +94,7 @@ final class EffectExecutor {
             }
         case .setMetadata(let write):
             do {
-                try actions.setMetadata(named: write.metadata, subject: write.subject, key: write.key,
-                                        type: write.type, value: write.value)
+                try actions.setMetadata(write)
             } catch {
                 log.debug("setting \(write.key) of \(write.subject) in '\(write.metadata)' failed: \(error)")
             }
@@ -138,8 +137,7 @@ final class EffectExecutor {
         case .suspend(let node):
             try actions.suspend(node: node)
         case .setTarget(let stream, let serial):
-            let write = MetadataWrite.targetObject(of: stream, serial: serial)
-            try actions.setMetadata(named: write.metadata, subject: write.subject, key: write.key, type: write.type, value: write.value)
+            try actions.setMetadata(.targetObject(of: stream, serial: serial))
         }
     }
 }

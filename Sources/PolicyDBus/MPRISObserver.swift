@@ -44,7 +44,6 @@ public final class MPRISObserver {
     private var generations = 0
     private var lastReported: PlayerSet?
 
-
     /// `flatpakInfo` reads a process's Flatpak sandbox (tests replace it);
     /// `clock` is monotonic seconds.
     public init(bus: SessionBus, log: @escaping (String) -> Void,

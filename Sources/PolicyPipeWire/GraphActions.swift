@@ -160,6 +160,11 @@ public final class GraphActions {
         if result < 0 { throw .failed("setting metadata \(key)", code: result) }
     }
 
+    /// The core's metadata write, as it names it.
+    public func setMetadata(_ write: MetadataWrite) throws(ActionError) {
+        try setMetadata(named: write.metadata, subject: write.subject, key: write.key, type: write.type, value: write.value)
+    }
+
     /// Creates a metadata object named `name` implemented in this process and
     /// exports it, as WirePlumber does for "default": other clients read and
     /// write it (`pw-metadata -n name`). It lives as long as this client, so

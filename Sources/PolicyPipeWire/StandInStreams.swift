@@ -29,7 +29,8 @@ public final class StandInStreams {
         let deadline = MonotonicClock.now + timeout
         mirror.connection.loop.run(timeout: timeout) {
             standIns = standIns.map(self.look)
-            return standIns.allSatisfy { $0.progress.isKept(now: MonotonicClock.now) }
+            let now = MonotonicClock.now
+            return standIns.allSatisfy { $0.progress.isKept(now: now) }
         }
         let now = MonotonicClock.now
         let done = Set(standIns.filter { $0.progress.isKept(now: now) }.map(\.progress.key))

@@ -59,7 +59,7 @@ struct PipeWireSession {
         defer { connection.onError = nil }
         for write in writes {
             do {
-                try actions.setMetadata(named: write.metadata, subject: write.subject, key: write.key, type: write.type, value: write.value)
+                try actions.setMetadata(write)
             } catch {
                 throw CLIFailure(.unavailable, "cannot write \(write.key) to the '\(AgentProtocol.metadataName)' metadata: \(error)")
             }

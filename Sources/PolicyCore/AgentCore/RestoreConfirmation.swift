@@ -19,6 +19,14 @@ public struct RestoreConfirmation: Sendable, Equatable {
         case checkAgain(resend: [AgentAction])
         /// Out of time: these are sent once more, and the warning logged.
         case gaveUp(resend: [AgentAction], warning: String)
+
+        /// The gains to send again before going on.
+        public var resend: [AgentAction] {
+            switch self {
+            case .confirmed: []
+            case .checkAgain(let resend), .gaveUp(let resend, _): resend
+            }
+        }
     }
 
     private let deadline: Double

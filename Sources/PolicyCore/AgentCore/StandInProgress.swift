@@ -39,13 +39,14 @@ public struct StandInProgress: Sendable, Equatable {
 
     /// One look at its node (nil before it appears, or before it reported Props).
     public mutating func looked(at node: Graph.Node?, now: Double) -> Next {
-        guard let node, node.volume != nil else { return now - createdAt >= Self.replaceAfter ? .replace : .wait }
+        let overdue = now - createdAt >= Self.replaceAfter
+        guard let node, node.volume != nil else { return overdue ? .replace : .wait }
         if reports(node) {
             keptSince = keptSince ?? now
             return .wait
         }
         keptSince = nil
-        if now - createdAt >= Self.replaceAfter { return .replace }
+        if overdue { return .replace }
         guard sentAt.map({ now - $0 >= Self.resend }) ?? true else { return .wait }
         sentAt = now
         return .send
