@@ -15,9 +15,26 @@ public struct LaunchUnit: Sendable, Equatable, Hashable {
     /// (`\x2d` is `-`): `org.gnome.Rhythmbox3`, `at-spi-dbus-bus`; for a snap,
     /// its desktop id `<snap>_<app>` (`firefox_firefox`).
     public var appID: String
+    /// The other way to read the name, when its first part may be a
+    /// launcher or the start of the id: a launcher that leaves `-` in a
+    /// desktop id unescaped (`app-google-chrome-1234.scope`) reads like
+    /// one that names itself (`app-cosmic-com.system76.CosmicAppList-4376.scope`).
+    /// The entries decide which one names an app (`AppFacts.findEntry`).
+    public var alternative: Reading?
 
-    public init(name: String, launcher: String?, appID: String) {
-        self.name = name; self.launcher = launcher; self.appID = appID
+    public struct Reading: Sendable, Equatable, Hashable {
+        public var launcher: String?
+        public var appID: String
+        public init(launcher: String?, appID: String) { self.launcher = launcher; self.appID = appID }
+    }
+
+    public init(name: String, launcher: String?, appID: String, alternative: Reading? = nil) {
+        self.name = name; self.launcher = launcher; self.appID = appID; self.alternative = alternative
+    }
+
+    /// Its readings, the likelier first.
+    public var readings: [Reading] {
+        [Reading(launcher: launcher, appID: appID)] + (alternative.map { [$0] } ?? [])
     }
 
     /// The app unit of a process from the text of its `/proc/PID/cgroup`: the
@@ -73,21 +90,46 @@ public struct LaunchUnit: Sendable, Equatable, Hashable {
             parts.removeLast()
             instance = "autostart"
         }
-        var launcher: String?
+        guard !parts.isEmpty else { return nil }
+        // A launcher's name is one word; the id after it is reverse-DNS or
+        // escaped, so a known launcher, or a word before a dotted id, is read
+        // as the launcher, and the other reading is kept.
+        var readings: [Reading] = []
+        let whole = unescape(parts.joined(separator: "-"))
         if parts.count >= 2 && isLauncherName(parts[0]) {
-            launcher = String(parts.removeFirst())
+            let rest = unescape(parts.dropFirst().joined(separator: "-"))
+            let named = Reading(launcher: String(parts[0]), appID: rest)
+            if knownLaunchers.contains(parts[0].lowercased()) || rest.contains(".") {
+                readings = [named, Reading(launcher: nil, appID: whole)]
+            } else {
+                readings = [Reading(launcher: nil, appID: whole), named]
+            }
+        } else {
+            readings = [Reading(launcher: nil, appID: whole)]
         }
-        var appID = unescape(parts.joined(separator: "-"))
-        // D-Bus activation: `app-dbus\x2d:1.37\x2dorg.a11y.atspi.Registry.slice`
-        // holds the service `org.a11y.atspi.Registry` started for bus `:1.37`.
-        if appID.hasPrefix("dbus-:"), let dash = appID.dropFirst("dbus-:".count).firstIndex(of: "-") {
-            appID = String(appID[appID.index(after: dash)...])
-            launcher = launcher ?? "dbus"
+        readings = readings.compactMap { reading in
+            var reading = reading
+            // D-Bus activation: `app-dbus\x2d:1.37\x2dorg.a11y.atspi.Registry.slice`
+            // holds the service `org.a11y.atspi.Registry` started for bus `:1.37`.
+            if reading.appID.hasPrefix("dbus-:"), let dash = reading.appID.dropFirst("dbus-:".count).firstIndex(of: "-") {
+                reading.appID = String(reading.appID[reading.appID.index(after: dash)...])
+                reading.launcher = reading.launcher ?? "dbus"
+            }
+            if reading.launcher == nil && instance == "autostart" { reading.launcher = "autostart" }
+            return reading.appID.isEmpty ? nil : reading
         }
-        if launcher == nil && instance == "autostart" { launcher = "autostart" }
-        guard !appID.isEmpty else { return nil }
-        return LaunchUnit(name: name, launcher: launcher, appID: appID)
+        guard let first = readings.first else { return nil }
+        return LaunchUnit(name: name, launcher: first.launcher, appID: first.appID,
+                          alternative: readings.count > 1 ? readings[1] : nil)
     }
+
+    /// The launchers known to name themselves in their units (systemd's
+    /// "Desktop Environment Integration": GNOME, KDE, Flatpak; COSMIC's,
+    /// Steam's game scopes, UWSM's compositors), compared in lower case.
+    static let knownLaunchers: Set<String> = [
+        "gnome", "kde", "flatpak", "snap", "cosmic", "xfce", "budgie", "lxqt", "mate", "cinnamon", "pantheon",
+        "steam", "dbus", "autostart", "sway", "hyprland", "niri", "wayfire", "river", "labwc",
+    ]
 
     /// `snap.firefox.firefox-2c1b….scope` → snap `firefox`, app `firefox`:
     /// the desktop id snapd exports is `firefox_firefox`.
