@@ -129,6 +129,8 @@ public enum KnownApps {
             // Remote desktop and game streaming servers: they capture the
             // desktop's sound to play it on another machine, recording nothing.
             "sunshine", "xrdp", "xrdp-sesman", "rustdesk", "gnome-remote-desktop", "krdp", "krfb",
+            // SteamVR's server relays sound between the desktop and the headset, the same kind of bridge.
+            "vrserver",
         ]),
         (.meter, [
             "cava", "projectm", "glava", "vis", "friture", "pavucontrol", "pavucontrol-qt",

@@ -89,7 +89,7 @@ public struct AppFacts: Sendable, Equatable, Hashable {
                 var read = unit
                 read.launcher = reading.launcher
                 read.appID = reading.appID
-                read.alternative = nil
+                read.alternatives = []
                 return found.map { (read, $0) }
             }
         } ?? []

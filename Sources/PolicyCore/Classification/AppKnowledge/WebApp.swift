@@ -36,7 +36,11 @@ public enum WebApp {
     /// The keys a command line shows a browser runs a web app by: `crx_<id>`
     /// for `--app-id=<id>`, a `--class` that is a web app's, an Epiphany web
     /// app's profile, PWAsForFirefox's `site launch <ULID>`.
-    public static func keys(ofCommandLine arguments: [String]) -> [String] {
+    public static func keys(ofCommandLine commandLine: [String]) -> [String] {
+        // Chromium rewrites its processes' command lines as one string
+        // joined by blanks (`/proc/PID/cmdline` then holds one argument).
+        let arguments = commandLine.count == 1 && commandLine[0].contains(" ")
+            ? commandLine[0].split(separator: " ").map(String.init) : commandLine
         var keys: [String] = []
         var index = arguments.startIndex
         while index < arguments.endIndex {
