@@ -9,23 +9,25 @@ public enum AppKnowledge {
         let props = StreamProperties(node: facts.nodeProps, client: facts.clientProps)
         let direction = facts.direction
         let tool = takesItsRoleFromItsCaller(app, props)
-        if let found = app.entry, let recording = recording(found, props: props, facts: facts) { return recording }
+        if let recording = recording(app, props: props, facts: facts) { return recording }
         if streamSaysWhatItIs(props, direction: direction, tool: tool) { return nil }
 
         if let helper = notificationHelper(app, direction: direction) { return helper }
         // A tool plays for whoever called it: only that caller says what for
         // — a notification daemon, or a person at a terminal (below).
         if tool, !typedInATerminal(app) { return nil }
+        // A file of the sound themes says what it is, whatever plays it (a
+        // script ringing the theme's bell through mpv).
+        if direction == .playback, let sound = app.arguments.dropFirst().first(where: SoundThemeFile.isSoundThemeFile) {
+            let program = app.executable ?? app.arguments.first.map(DesktopExec.basename) ?? "the program"
+            return InferredCategory(.systemSound, evidence:
+                "\(program) plays \(sound), a file of the desktop's sound themes: an alert or UI sound")
+        }
         if let found = app.entry, let decided = fromEntry(found, app: app, props: props, facts: facts) {
             return decided
         }
         if let launcher = app.launcher {
             return game(evidence: launcher.evidence, facts: facts)
-        }
-        if direction == .playback, let sound = app.arguments.dropFirst().first(where: SoundThemeFile.isSoundThemeFile) {
-            let program = app.executable ?? app.arguments.first.map(DesktopExec.basename) ?? "the program"
-            return InferredCategory(.systemSound, evidence:
-                "\(program) plays \(sound), a file of the desktop's sound themes: an alert or UI sound")
         }
         if direction == .playback, let media = mediaArgument(app.arguments) {
             let program = app.executable ?? app.arguments.first.map(DesktopExec.basename) ?? "the program"
@@ -154,13 +156,20 @@ public enum AppKnowledge {
         return "web app \"\(entry.name ?? entry.id)\" (\(described))"
     }
 
-    /// A capture of what plays by an app whose entry says it records
-    /// (`DesktopRecording`); a settings app's capture is its level meter.
-    static func recording(_ found: FoundDesktopEntry, props: StreamProperties, facts: StreamFacts) -> InferredCategory? {
-        guard facts.direction == .capture, !found.isTheStarters,
-              DesktopRecording.capturesWhatPlays(props, direction: facts.direction) != nil else { return nil }
+    /// A capture of what plays by an app the desktop knows (`DesktopRecording`):
+    /// sound settings meter it, an effects app or a meter processes it, an
+    /// app whose entry says it records or edits records it.
+    static func recording(_ app: AppFacts, props: StreamProperties, facts: StreamFacts) -> InferredCategory? {
+        guard let what = DesktopRecording.capturesWhatPlays(props, direction: facts.direction) else { return nil }
+        if let program = app.executable, let kind = KnownApps.kind(of: program), kind == .meter || kind == .audioProcessing {
+            return InferredCategory(.audioProcessing, evidence: "\(what), by \(program) (a known \(kind.rawValue))")
+        }
+        guard let found = app.entry, !found.isTheStarters else { return nil }
         let families = AppFamily.families(of: found.entry, isGameLauncher: false)
-        guard families.contains(where: { $0 == .recorder || $0 == .editor }), !families.contains(.settings) else { return nil }
+        if families.contains(.settings) {
+            return InferredCategory(.audioProcessing, evidence: "\(what), by \(describe(found)): sound settings capturing, a level meter")
+        }
+        guard families.contains(where: { $0 == .recorder || $0 == .editor }) else { return nil }
         return DesktopRecording.decide(props, direction: facts.direction, instance: facts.instance,
                                        recorder: describe(found))
     }
