@@ -192,7 +192,7 @@ private let meetMain = "/opt/google/chrome/chrome --profile-directory=Default --
               process: process("chrome", ["/opt/google/chrome/chrome --type=utility"]),
               ancestors: [AncestorFacts(executable: "chrome", arguments: [meetMain])],
               instance: InstanceFacts(otherSide: InstanceStream(nodeID: 51, name: "RecordStream", direction: .capture, activity: .opening)),
-              category: .playAndRecord, reason: "also has a capture stream 51 \"RecordStream\" still opening", source: .inference),
+              category: .playAndRecord, reason: "its browser runs the web app crx_kjgfgldnnfoeklkmfkjfagphfepbbdan): a web app in a call, its app also has a capture stream 51 \"RecordStream\" still opening"),
         .init(name: "Teams' web app by Edge's GNOME scope", node: ["media.name": "RecordStream"],
               client: ["application.name": "Microsoft Edge input"], direction: .capture,
               process: process("msedge", cgroup: unit + "app-gnome-msedge\\x2dcifhbcnohmdccbgoicgdjpfamggdegmo\\x2dDefault-5120.scope\n"),

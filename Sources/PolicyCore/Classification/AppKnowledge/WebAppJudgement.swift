@@ -2,14 +2,16 @@
 /// nothing (Chromium writes none unless the site's manifest has them):
 /// as the app it is named after, a known app's name (`KnownApps`: "Google
 /// Meet", "Microsoft Teams", "YouTube Music"), else by what its streams do
-/// together — never as its browser (docs/CLASSIFICATION.md, "Web apps").
+/// together: a call while it plays and captures — never as its browser
+/// (docs/CLASSIFICATION.md, "Web apps").
 enum WebAppJudgement {
     static func decide(_ entry: DesktopEntry, source: String, props: StreamProperties,
                        facts: StreamFacts) -> InferredCategory? {
         let playback = facts.direction == .playback
-        // Playing and capturing at once, a web app is in a call: inference
-        // says so, naming both streams.
-        if facts.instance.otherSide != nil { return nil }
+        // Playing and capturing at once, a web app is in a call.
+        if let other = facts.instance.otherSide {
+            return InferredCategory(.playAndRecord, evidence: "\(source): a web app in a call, its app also has \(other.description)")
+        }
         if let name = entry.name, let kind = KnownApps.kind(of: name), kind != .browser {
             let named = "\(source), named like a known \(kind.rawValue)"
             switch (kind, playback) {
