@@ -14,9 +14,9 @@ public struct StreamPropertyFacts: Sendable {
     var direction: StreamDirection
     var instance: String
     var appKey: String
-    /// Could be one side of a call while it runs. Event sounds and meters
-    /// cannot: a recorder that clicks, or a mixer app with a level meter, is
-    /// not on a call.
+    /// Could be one side of a call while it runs. Event sounds, meters and
+    /// captures of what plays cannot: a recorder that clicks, a mixer app
+    /// with a level meter, a screen recording is not on a call.
     var mayBeCallSide: Bool
     /// The stream was seen running (kept when its properties change): one
     /// that ran and stopped is no longer its call's side; one that never
@@ -32,7 +32,6 @@ public struct StreamPropertyFacts: Sendable {
         let props = StreamProperties(node: nodeProps, client: clientProps)
         mayBeCallSide = !RoleInference.isStandaloneSound(props, direction: direction)
             && RoleInference.meterOrPlumbing(props, direction: direction) == nil
-            && DesktopRecording.capturesWhatPlays(props, direction: direction) == nil
     }
 
     func describes(nodeProps: [String: String], clientProps: [String: String], direction: StreamDirection) -> Bool {
