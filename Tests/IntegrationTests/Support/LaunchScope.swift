@@ -47,10 +47,15 @@ final class LaunchScope {
         return text.split(separator: "\n").first { $0.hasPrefix("0::") }.map(String.init) ?? ""
     }
 
-    /// Removes the unit's directory once its processes have ended.
+    /// Ends what still runs in the unit (what the test started there: a
+    /// wrapper script's child outlives the script) and removes its directory.
     func remove() {
-        for _ in 0..<50 {
+        for attempt in 0..<50 {
             if rmdir(directory) == 0 || errno == ENOENT { return }
+            let procs = (try? String(contentsOfFile: directory + "/cgroup.procs", encoding: .utf8)) ?? ""
+            for pid in procs.split(separator: "\n").compactMap({ Int32($0) }) {
+                kill(pid, attempt < 20 ? SIGTERM : SIGKILL)
+            }
             usleep(100_000)
         }
     }
