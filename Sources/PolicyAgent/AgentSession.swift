@@ -68,11 +68,13 @@ final class AgentSession {
 
     private func observe() -> AgentCore.Observation {
         let graph = mirror.graph
-        return AgentCore.Observation(graph: graph, now: MonotonicClock.now,
+        var observation = AgentCore.Observation(graph: graph, now: MonotonicClock.now,
                                      stack: PipeWireStack.observed(in: graph, linkedLibraryVersion: wirePlumberProbe.version(pid:)),
                                      players: observePlayers(graph), meters: meters.readings,
                                      apps: context.apps.apps(in: graph), doNotDisturb: context.doNotDisturb,
                                      mediaKeysUnavailable: context.mediaKeysUnavailable)
+        observation.screenLock = context.screenLock
+        return observation
     }
 
     private func observePlayers(_ graph: Graph) -> AgentCore.PlayerObservation {
