@@ -74,7 +74,19 @@ final class AgentSession {
                                      apps: context.apps.apps(in: graph), doNotDisturb: context.doNotDisturb,
                                      mediaKeysUnavailable: context.mediaKeysUnavailable)
         observation.screenLock = context.screenLock
+        observation.audioSessionsUnavailable = context.audioSessionsUnavailable
+        observation.audioSessionAncestry = audioSessionAncestry(graph)
         return observation
+    }
+
+    /// The parents of every stream's process while there are audio
+    /// sessions, read when that set of processes changes (docs/API.md).
+    private var sessionAncestry: (pids: Set<Int32>, table: [Int32: Int32]) = ([], [:])
+    private func audioSessionAncestry(_ graph: Graph) -> [Int32: Int32] {
+        guard !context.core.audioSessions.isEmpty else { return [:] }
+        let pids = AudioSessionClaims.streamProcessIDs(in: graph)
+        if pids != sessionAncestry.pids { sessionAncestry = (pids, ProcessAncestry.table(for: pids)) }
+        return sessionAncestry.table
     }
 
     private func observePlayers(_ graph: Graph) -> AgentCore.PlayerObservation {
