@@ -211,7 +211,11 @@ public final class Agent {
                 let (reply, effects) = self.context.core.audioSessionCall(call, from: caller, token: AudioSessionService.newToken(),
                                                                           now: MonotonicClock.now)
                 for case .log(let level, let text) in effects { self.log.log(level, text) }
-                if !reply.isError { self.session?.playersChanged() }
+                if case .deactivate(_, true) = call, !reply.isError {
+                    self.session?.audioSessionDeactivated()
+                } else if !reply.isError {
+                    self.session?.playersChanged()
+                }
                 return reply
             },
             properties: { [unowned self] path in self.context.core.audioSessionProperties(path: path) },

@@ -121,6 +121,11 @@ final class AgentSession {
 
     static let desktopInterval = 0.1
 
+    /// An audio session deactivated with "notify others": reconciled on the
+    /// loop's next turn, not held back behind other desktop changes — the
+    /// sessions it interrupted are to be told at once (docs/API.md).
+    func audioSessionDeactivated() { scheduleReconcile() }
+
     private func desktopReconcileDue() {
         lastDesktopReconcile = MonotonicClock.now
         scheduleReconcile()

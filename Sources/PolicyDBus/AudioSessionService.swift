@@ -18,14 +18,14 @@ public final class AudioSessionService {
     public struct Handlers {
         /// A call, its arguments of the right types; the core's reply.
         public var call: (AudioSessionTable.Call, _ caller: String) -> AudioSessionTable.Reply
-        /// A session's properties now; nil when the path names none.
-        public var properties: (_ path: String) -> [AudioSessionProperty: AudioSessionValue]?
+        /// A session's owner and its properties now; nil when the path names none.
+        public var properties: (_ path: String) -> (owner: String, properties: [AudioSessionProperty: AudioSessionValue])?
         /// The callers that hold sessions now.
         public var owners: () -> Set<String>
         public var identified: (_ owner: String, _ pid: Int32?, _ flatpakAppID: String?) -> Void
         public var left: (_ owner: String) -> Void
         public init(call: @escaping (AudioSessionTable.Call, String) -> AudioSessionTable.Reply,
-                    properties: @escaping (String) -> [AudioSessionProperty: AudioSessionValue]?,
+                    properties: @escaping (String) -> (owner: String, properties: [AudioSessionProperty: AudioSessionValue])?,
                     owners: @escaping () -> Set<String>, identified: @escaping (String, Int32?, String?) -> Void,
                     left: @escaping (String) -> Void) {
             self.call = call; self.properties = properties; self.owners = owners; self.identified = identified
@@ -232,8 +232,8 @@ public final class AudioSessionService {
             }
         }
         let isManager = path == API.managerPath
-        let sessionProperties = isManager ? nil : handlers.properties(path)
-        if !isManager, sessionProperties == nil {
+        let session = isManager ? nil : handlers.properties(path)
+        if !isManager, session == nil {
             if path == API.managerPath + "/session", interface == introspectableInterface, member == "Introspect" {
                 return expect("") { .reply([.string(AudioSessionIntrospection.emptyNode)]) }
             }
@@ -243,13 +243,18 @@ public final class AudioSessionService {
             switch name {
             case API.sessionInterface where !isManager:
                 var all: [String: BusOut] = [:]
-                for (property, value) in sessionProperties ?? [:] { all[property.rawValue] = out(value) }
+                for (property, value) in session?.properties ?? [:] { all[property.rawValue] = out(value) }
                 return all
             case API.managerInterface where isManager: return [:]
             default: return nil
             }
         }
-        guard !caller.isEmpty || interface == introspectableInterface || interface == propertiesInterface else {
+        // A session is its owner's: only it calls its methods and reads its
+        // properties (its Token among them). Anyone may introspect.
+        if let session, interface != introspectableInterface, caller != session.owner {
+            return .error(API.Error.accessDenied, "\(path) belongs to another connection; a caller reads and changes only its own sessions")
+        }
+        guard !caller.isEmpty || interface == introspectableInterface else {
             return .error(API.Error.accessDenied, "calls must come through the bus, from a named connection")
         }
         switch (interface, member) {

@@ -34,7 +34,7 @@ import PolicyTestSupport
         }
 
         func property(_ path: String, _ name: AudioSessionProperty) -> AudioSessionValue? {
-            daemon.core.audioSessionProperties(path: path)?[name]
+            daemon.core.audioSessionProperties(path: path)?.properties[name]
         }
 
         /// The signals told to `path` since message `from`, as "Member(args)".

@@ -73,7 +73,7 @@ private typealias api = AudioSessionAPI
             let reply = table.handle(call, from: ":1.2", token: "b", now: 1)
             print("another caller's \(call): \(reply)")
             #expect(reply == .error(name: api.Error.accessDenied,
-                                    message: "/org/pwpolicy/AudioSession1/session/1 belongs to another connection; a caller changes only its own sessions"))
+                                    message: "/org/pwpolicy/AudioSession1/session/1 belongs to another connection; a caller reads and changes only its own sessions"))
         }
         #expect(table.sessions == before)
         #expect(table.owners.keys.sorted() == [":1.1"], "a refused caller is not an owner")

@@ -42,10 +42,12 @@ extension AgentCore {
         return (reply, effects)
     }
 
-    /// A session's properties now (for the adapter's Get and GetAll); nil
-    /// when `path` names no session.
-    public func audioSessionProperties(path: String) -> [AudioSessionProperty: AudioSessionValue]? {
-        AudioSessionAPI.id(of: path).flatMap { audioScene.properties(of: $0, in: audioSessions) }
+    /// A session's owner and properties now (for the adapter's Get and
+    /// GetAll, which only its owner may read); nil when `path` names no session.
+    public func audioSessionProperties(path: String) -> (owner: String, properties: [AudioSessionProperty: AudioSessionValue])? {
+        guard let id = AudioSessionAPI.id(of: path), let session = audioSessions.sessions[id],
+              let properties = audioScene.properties(of: id, in: audioSessions) else { return nil }
+        return (session.owner, properties)
     }
 
     /// The adapter found who a caller is (its pid from the bus, its Flatpak app).

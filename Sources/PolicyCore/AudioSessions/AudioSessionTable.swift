@@ -200,7 +200,7 @@ public struct AudioSessionTable: Sendable, Equatable {
         }
         guard session.owner == caller else {
             return .failure(Refusal(name: AudioSessionAPI.Error.accessDenied,
-                                    message: "\(path) belongs to another connection; a caller changes only its own sessions"))
+                                    message: "\(path) belongs to another connection; a caller reads and changes only its own sessions"))
         }
         return .success(id)
     }
