@@ -15,7 +15,7 @@ public enum LaunchEnvironment {
                                  existing: [String: String]) -> [String: String] {
         let options = declaration.options.sorted().map(\.rawValue)
         var pipewire: [String] = ["\(StreamPropertyPolicy.categoryKey)=\(declaration.category.rawValue)",
-                                  "\(StreamPropertyPolicy.optionsKey)=[ \(options.joined(separator: " ")) ]",
+                                  "\(StreamPropertyPolicy.optionsKey)=" + (options.isEmpty ? "[ ]" : "[ \(options.joined(separator: " ")) ]"),
                                   "\(StreamPropertyPolicy.modeKey)=\(declaration.mode.rawValue)"]
         // libpulse splits on blanks: a list is written with commas (parseOptions takes both).
         var pulse: [String] = ["\(StreamPropertyPolicy.categoryKey)=\(declaration.category.rawValue)",
