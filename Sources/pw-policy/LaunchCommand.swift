@@ -23,8 +23,9 @@ struct LaunchCommand: ParsableCommand {
         status (128 + the signal that ended it), 127 when it cannot be run, 64 on a \
         bad option.
 
-        Examples: pw-policy launch --category ambient -- 0ad
-                  pw-policy launch --category playback --option duck-others -- espeak-ng "turn left"
+        Examples:
+          pw-policy launch --category ambient -- 0ad
+          pw-policy launch --category playback --option duck-others -- spd-say hi
         """)
 
     @Option(help: ArgumentHelp("The category: \(Category.allCases.map(\.rawValue).joined(separator: ", ")).",
@@ -41,6 +42,9 @@ struct LaunchCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The mode: \(AudioMode.allCases.map(\.rawValue).joined(separator: " or ")).", valueName: "mode"),
             completion: .list(AudioMode.allCases.map(\.rawValue)))
     var mode = AudioMode.default.rawValue
+
+    /// It prints no colour; taken like every command's that prints.
+    @OptionGroup var color: ColorOptions
 
     @Argument(parsing: .postTerminator, help: ArgumentHelp("The command and its arguments, after --.", valueName: "command"))
     var command: [String] = []

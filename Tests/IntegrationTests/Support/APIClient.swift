@@ -98,7 +98,11 @@ final class APIClient {
         lines.dropFirst(after).filter { $0.word == "signal" }.map { ($0.time, $0.rest.dropFirst().joined(separator: " ")) }
     }
 
+    /// Asks it to quit (its sessions end as it leaves the bus), once; a
+    /// client that already left is not written to (its closed stdin would
+    /// be a SIGPIPE for the test runner).
     func stop() {
+        guard process.isRunning else { return }
         process.send(["quit"])
         if !process.waitForExit(timeout: 3) { process.stop() }
     }
