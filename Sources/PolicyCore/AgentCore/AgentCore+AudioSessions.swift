@@ -119,7 +119,11 @@ extension AgentCore {
         let previous = audioScene
         audioScene = AudioScene.after(decision, classified: classified, graph: graph, claims: claims, table: audioSessions,
                                       silentMode: silentMode, config: config.config, previous: previous)
-        guard !audioSessions.isEmpty else { return [] }
+        guard !audioSessions.isEmpty else {
+            // Nothing to tell, nor to remember for sessions that ended.
+            audioNews = AudioSessionNews()
+            return []
+        }
         let messages = audioNews.tell(decision, scene: audioScene, previous: previous, table: audioSessions,
                                       classified: classified, now: now)
         audioSessions.toldDeclarations()
