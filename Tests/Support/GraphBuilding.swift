@@ -75,7 +75,8 @@ extension Graph {
     /// `target.object` requests are the caller's (they need the metadata).
     public mutating func apply(_ action: AgentAction, nextLinkID: inout UInt32) {
         switch action {
-        case .setGain(let node, let gain), .rampGain(let node, let gain, _): nodes[node]?.volume = Float(gain)
+        case .setGain(let node, let gain), .rampGain(let node, let gain, _), .prime(let node, let gain):
+            nodes[node]?.volume = Float(gain)
         case .destroyLink(let id): links[id] = nil
         case .link(let output, let input):
             addLinks(from: output, to: input, nextID: &nextLinkID)

@@ -37,11 +37,15 @@ public struct AgentCore: Sendable {
         /// Why the media-key proxy is not on the session bus (its name is
         /// another's, no bus); nil when it is, or when it is turned off.
         public var mediaKeysUnavailable: String?
+        /// The streams whose new links the start gate destroyed (`AgentEffect.gate`)
+        /// and are still unlinked: stream → the node it was being linked to.
+        public var refusedLinks: [UInt32: UInt32]
         public init(graph: Graph, now: Double, stack: PipeWireStack, players: PlayerObservation = .unwatched("not connected"),
                     meters: Meters = Meters(), apps: [UInt32: AppFacts] = [:], doNotDisturb: DoNotDisturb = .unknown,
-                    mediaKeysUnavailable: String? = nil) {
+                    mediaKeysUnavailable: String? = nil, refusedLinks: [UInt32: UInt32] = [:]) {
             self.graph = graph; self.now = now; self.stack = stack; self.players = players; self.meters = meters
             self.apps = apps; self.doNotDisturb = doNotDisturb; self.mediaKeysUnavailable = mediaKeysUnavailable
+            self.refusedLinks = refusedLinks
         }
     }
 
@@ -97,6 +101,8 @@ public struct AgentCore: Sendable {
     private var linkWait = LinkWait()
     /// The streams metered on this connection (`AgentEffect.meter`).
     private var metered: [UInt32: UInt64] = [:]
+    /// What the adapter refuses (`AgentEffect.gate`).
+    private var gate = StartGate.open
     /// The screen casts shared at the last reconcile: a change is an event
     /// (docs/POLICY.md, "Presenting"). Not journaled: a restarted agent tells
     /// of a cast it finds.
@@ -157,6 +163,7 @@ public struct AgentCore: Sendable {
     public mutating func connected(_ observation: Observation) -> [AgentEffect] {
         published = Publication()
         metered = [:]
+        gate = .open
         var effects: [AgentEffect] = []
         guard observation.graph.metadata(named: AgentProtocol.metadataName) != nil else { return reconcile(observation) }
         effects.append(own(subject: 0, AgentProtocol.silentModeKey, AgentProtocol.silentModeValue(journal.silentChoice)))
@@ -202,7 +209,8 @@ public struct AgentCore: Sendable {
         let decision = engine.decide(input, memory: journal.memory)
         journal.memory = decision.memory
         let plan = planner.plan(graph: graph, decisions: decision.streams, classified: classified,
-                                applied: journal.applied, linkWait: linkWait, now: now)
+                                applied: journal.applied, linkWait: linkWait, gate: gate, refused: observation.refusedLinks,
+                                now: now)
         journal.applied = plan.applied
         linkWait = plan.linkWait
         // WirePlumber saves the gains we send under the stream's key: taken
@@ -229,6 +237,13 @@ public struct AgentCore: Sendable {
         // still knows what we changed and which players we paused.
         effects += corrections
         effects += save(journal)
+        // Before the actions: the links they make are not to be refused.
+        let nextGate = identity.dryRun ? StartGate.open
+            : StartGate.after(plan, graph: graph, armed: decision.newcomersMayStartQuiet)
+        if nextGate != gate {
+            gate = nextGate
+            effects.append(.gate(nextGate))
+        }
         // The hold first (gain 0, unlinked), then the pause: the hold is the
         // backstop until the player says it paused.
         effects += act(plan.actions, graph: graph)
@@ -411,9 +426,13 @@ public struct AgentCore: Sendable {
     /// leaves the journal to finish the job at the next start).
     public mutating func restoreAll(_ observation: Observation) -> [AgentEffect] {
         let graph = observation.graph
-        let restoring = planner.restoreAll(graph: graph, applied: journal.applied, now: observation.now)
+        let restoring = planner.restoreAll(graph: graph, applied: journal.applied, refused: observation.refusedLinks,
+                                           now: observation.now)
         restored = identity.dryRun ? [:] : journal.applied.mapValues(\.serial)
-        var effects = act(restoring, graph: graph)
+        // Nothing refused any more: what we link back, WirePlumber relinks.
+        var effects: [AgentEffect] = gate == .open ? [] : [.gate(.open)]
+        gate = .open
+        effects += act(restoring, graph: graph)
         for (id, applied) in journal.applied.sorted(by: { $0.key < $1.key }) where applied.routedTo != nil {
             let write = MetadataWrite.targetObject(of: id, serial: nil)
             effects.append(identity.dryRun ? .log(.info, "dry-run: would remove the target.object of \(id)") : .setMetadata(write))

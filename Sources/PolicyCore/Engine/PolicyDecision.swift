@@ -9,10 +9,13 @@ public struct PolicyDecision: Sendable, Equatable {
     public var nextWakeup: Double?
     /// How its events and statuses name the sessions and streams they speak of.
     public var names: DecisionNames
+    /// A stream that opens now might have to start below full gain
+    /// (`DecisionRun.newcomersMayStartQuiet`): the agent's start gate is armed.
+    public var newcomersMayStartQuiet: Bool
 
     public init(streams: [UInt32: StreamDecision], memory: EngineMemory, events: [PolicyEvent], nextWakeup: Double?,
-                names: DecisionNames = DecisionNames()) {
+                names: DecisionNames = DecisionNames(), newcomersMayStartQuiet: Bool = false) {
         self.streams = streams; self.memory = memory; self.events = events; self.nextWakeup = nextWakeup
-        self.names = names
+        self.names = names; self.newcomersMayStartQuiet = newcomersMayStartQuiet
     }
 }

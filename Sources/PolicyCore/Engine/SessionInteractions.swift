@@ -161,6 +161,17 @@ extension DecisionRun {
         }
     }
 
+    /// Whether a stream that opens now might have to start below full gain:
+    /// silent mode or presenting silences some categories, or a session
+    /// playing would make some newcomer wait, or silence or duck it. While
+    /// it might, the agent keeps new playback streams from their output
+    /// until it has judged them (docs/POLICY.md, "The first sample").
+    func newcomersMayStartQuiet() -> Bool {
+        if input.silentMode && matrix.categorySilenced.contains(true) { return true }
+        if silencingScreenCast != nil { return true }
+        return activationOrder.contains { sessions[$0].hold == nil && matrix.quietsSomeNewcomer[sessions[$0].classCode] }
+    }
+
     /// The first index of the ascending `members` whose value is at least `bound`.
     private func firstIndex(in members: [Int], notBelow bound: Int) -> Int {
         var low = 0, high = members.count

@@ -24,15 +24,21 @@ struct PlannerHarness {
         harness.graph.addSink(2, name: "headphones", props: ["device.form-factor": "headphones"])
         harness.graph.addSource(3, name: "mic")
         harness.graph.setDefaults(sink: "speakers", source: "mic")
-        harness.addStream(10)
+        harness.addStream(10, linked: false)
         harness.graph.addLink(50, from: 10, to: 1)
         return harness
     }
 
+    /// A stream linked as WirePlumber links a new one (to the speakers, or
+    /// from the mic), unless `linked` is false.
     mutating func addStream(_ id: UInt32, direction: StreamDirection = .playback, volume: Float? = 1,
-                            category: Category = .playback, exempt: Bool = false, props: [String: String] = [:]) {
+                            category: Category = .playback, exempt: Bool = false, props: [String: String] = [:],
+                            linked: Bool = true) {
         graph.addStream(id, direction: direction, volume: volume, props: props)
         classified[id] = testClassified(id, category: category, direction: direction, exempt: exempt, app: "app\(id)")
+        if linked {
+            if direction == .playback { graph.addLink(3000 + id, from: id, to: 1) } else { graph.addLink(3000 + id, from: 3, to: id) }
+        }
     }
 
     /// One reconcile at `now`; the daemon applies the actions when `daemonApplies`.

@@ -1,0 +1,80 @@
+/// Which new links the agent refuses the moment they appear: those that
+/// would carry a playback stream's first samples before its policy gain is
+/// in force (docs/POLICY.md, "The first sample").
+///
+/// A client may write its own Props `volume` when its stream starts —
+/// `pw-play` writes its `--volume` on its first `STREAMING` — over the gain
+/// the agent set while the stream waited; by the time the agent hears of
+/// it and corrects it, the sink has played it. So a stream that must start
+/// below full gain is kept from its output until it has been started once
+/// while unlinked (`AgentAction.prime`): WirePlumber's links of it are
+/// destroyed as they appear, before they carry anything, and the agent
+/// links it itself after the prime. Deciding takes a reconcile, and
+/// WirePlumber may link a new stream before that; so while some newcomer
+/// might have to start quiet (`armed`), the links of every playback stream
+/// newer than the last judged one are refused too, and streams that turn
+/// out to play at full gain are linked back at once.
+///
+/// The adapter asks `refuses(stream:serial:)` for every link global, in the
+/// registry's callback of a connection of its own: a reconcile on the
+/// agent's loop would be late (LinkGuard).
+public struct StartGate: Sendable, Equatable {
+    /// Streams (node ids) whose links are refused until they pass.
+    public var gated: Set<UInt32>
+    /// Some newcomer might have to start below full gain
+    /// (`PolicyDecision.newcomersMayStartQuiet`).
+    public var armed: Bool
+    /// The highest `object.serial` of the streams the last reconcile judged:
+    /// a playback stream above it has not been judged yet.
+    public var judgedThrough: UInt64
+
+    /// Where one stream stands at the gate (`AppliedStream.startGate`).
+    public enum Progress: String, Sendable, Equatable, Codable {
+        /// Its client was started while nothing linked it (a link of
+        /// WirePlumber's refused too late to stop the start): whatever it
+        /// writes then is written, and what the agent sends from now on
+        /// comes after it. Kept until the agent links it, its gain first.
+        case started
+        /// Nothing to keep: the agent linked it with its gain in force, it
+        /// ran linked, or the agent first saw it linked by someone else (a
+        /// stream it did not see open: its start is its app's business).
+        case passed
+    }
+
+    public init(gated: Set<UInt32> = [], armed: Bool = false, judgedThrough: UInt64 = 0) {
+        self.gated = gated; self.armed = armed; self.judgedThrough = judgedThrough
+    }
+
+    /// Refuses nothing: before the first decision, and while restoring.
+    public static let open = StartGate()
+
+    /// The streams the gate may keep: playback streams of others that
+    /// WirePlumber links. One that asks not to be linked
+    /// (`node.autoconnect = false`: JACK clients, apps that link themselves)
+    /// is linked by its app or its user, never refused.
+    public static func applies(to node: Graph.Node) -> Bool {
+        node.streamDirection == .playback && !node.isAgentsOwn && node.props["node.autoconnect"] != "false"
+    }
+
+    /// Whether the links of playback stream `id` (`object.serial` `serial`)
+    /// into anything but a capture stream are to be destroyed now, before
+    /// they carry a sample.
+    public func refuses(stream id: UInt32, serial: UInt64?) -> Bool {
+        gated.contains(id) || (armed && (serial ?? 0) > judgedThrough)
+    }
+
+    public var isOpen: Bool { !armed && gated.isEmpty }
+
+    /// The gate after a reconcile: `gated` from the plan, the judged streams
+    /// from the graph it saw.
+    /// A stream whose info has not arrived was not classified: it and every
+    /// later one count as not judged.
+    static func after(_ plan: ReconcilePlanner.Plan, graph: Graph, armed: Bool) -> StartGate {
+        var judged: UInt64 = 0, firstUnjudged = UInt64.max
+        for node in graph.streams {
+            guard let serial = node.serial else { continue }
+            if node.hasInfo { judged = max(judged, serial) } else { firstUnjudged = min(firstUnjudged, serial) }
+        }
+        return StartGate(gated: plan.gated, armed: armed, judgedThrough: min(judged, firstUnjudged - 1))
+    }
+}
