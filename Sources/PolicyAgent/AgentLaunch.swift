@@ -7,7 +7,8 @@ import PolicyFiles
 
 /// What `pw-policy run` starts: the agent with its options. The command line
 /// parses them, then hands over to the lean `pw-policy-agent` executable
-/// beside it, which links no Foundation and keeps the long-running process
+/// (beside it in a build directory, in `<prefix>/libexec/pw-policy/` when
+/// installed), which links no Foundation and keeps the long-running process
 /// small (docs/PERFORMANCE.md, "Memory"); without that executable it runs
 /// the agent itself, the same way.
 public struct AgentLaunch: Sendable, Equatable {
@@ -18,8 +19,12 @@ public struct AgentLaunch: Sendable, Equatable {
     /// left (its journal), then exit, applying no policy.
     public var restoreOnly: Bool
 
-    /// The name of the lean executable, installed beside `pw-policy`.
+    /// The name of the lean executable.
     public static let executableName = "pw-policy-agent"
+    /// Where an install puts it, relative to the prefix (`/usr/bin/pw-policy`
+    /// → `/usr/libexec/pw-policy/pw-policy-agent`): it is no command of its
+    /// own, so it stays out of the PATH (docs/PACKAGING.md).
+    public static let installedDirectory = "libexec/pw-policy"
 
     public init(remote: String?, dryRun: Bool, logLevel: LogLevel, restoreOnly: Bool = false) {
         self.remote = remote; self.dryRun = dryRun; self.logLevel = logLevel; self.restoreOnly = restoreOnly
@@ -49,12 +54,14 @@ public struct AgentLaunch: Sendable, Equatable {
         self.init(remote: remote, dryRun: dryRun, logLevel: logLevel, restoreOnly: restoreOnly)
     }
 
-    /// Replaces this process with `pw-policy-agent run …` from the directory
-    /// of this executable, keeping its pid and `argv[0]` (so the config is
-    /// searched from the same place). Returns only when there is no such
+    /// Replaces this process with `pw-policy-agent run …` (the first of
+    /// `candidates` there is), keeping its pid and `argv[0]` (so the config
+    /// is searched from the same place). Returns only when there is no such
     /// executable or it cannot be started.
     public func replaceProcess() {
-        guard let executable = Self.besideThisExecutable(), access(executable, X_OK) == 0 else { return }
+        guard let directory = Self.thisExecutablesDirectory(),
+              let executable = Self.candidates(besideDirectory: directory).first(where: { access($0, X_OK) == 0 })
+        else { return }
         let argv = [CommandLine.arguments.first ?? "pw-policy", "run"] + arguments
         fflush(nil)
         var cArguments = argv.map { strdup($0) }
@@ -63,14 +70,23 @@ public struct AgentLaunch: Sendable, Equatable {
         for argument in cArguments { free(argument) }
     }
 
-    /// `pw-policy-agent` in the directory of the running executable.
-    static func besideThisExecutable() -> String? {
+    /// Where `pw-policy-agent` may be, in order, for a `pw-policy` in
+    /// `directory`: beside it (a build directory), then under the install
+    /// prefix (`<directory>/../libexec/pw-policy/`).
+    public static func candidates(besideDirectory directory: String) -> [String] {
+        let trimmed = directory.hasSuffix("/") ? String(directory.dropLast()) : directory
+        let prefix = trimmed.lastIndex(of: "/").map { String(trimmed[..<$0]) } ?? ""
+        return [trimmed + "/" + executableName, prefix + "/" + installedDirectory + "/" + executableName]
+    }
+
+    /// The directory of the running executable, symbolic links resolved.
+    static func thisExecutablesDirectory() -> String? {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         guard length > 0 else { return nil }
         let path = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
         guard let slash = path.lastIndex(of: "/") else { return nil }
-        return path[...slash] + executableName
+        return String(path[..<slash])
     }
 
     /// Runs the agent until SIGTERM/SIGINT or a fatal error.

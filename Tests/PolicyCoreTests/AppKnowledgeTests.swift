@@ -12,6 +12,8 @@ struct AppKnowledgeCase: Sendable, CustomTestStringConvertible {
     var process: ProcessFacts?
     var ancestors: [AncestorFacts] = []
     var duplex = false
+    /// What the other streams of its process do, when more than `duplex` says.
+    var instance: InstanceFacts? = nil
     var category: Category
     var options: Set<PolicyOption> = []
     var mode: AudioMode = .default
@@ -27,7 +29,9 @@ struct AppKnowledgeCase: Sendable, CustomTestStringConvertible {
                                    entries: index)
         return try Classifier(config: classifierTestConfig()).classify(StreamFacts(
             nodeID: 7, direction: direction, nodeProps: props, clientProps: client,
-            appAlsoStreamsOtherDirection: duplex, app: app))
+            instance: instance ?? StreamFacts(nodeID: 7, direction: direction, nodeProps: [:],
+                                              appAlsoStreamsOtherDirection: duplex).instance,
+            app: app))
     }
 }
 
@@ -38,6 +42,8 @@ private func process(_ executable: String, _ arguments: [String] = [], environme
 }
 
 private let unit = "0::/user.slice/user-1000.slice/user@1000.service/app.slice/"
+/// Chrome's browser process started by Google Meet's entry, its command line as Chromium rewrites it (one string).
+private let meetMain = "/opt/google/chrome/chrome --profile-directory=Default --app-id=kjgfgldnnfoeklkmfkjfagphfepbbdan"
 
 @Suite struct AppKnowledgeTests {
     /// The families the app step knows, each decided from the Debian 12 desktop
@@ -170,6 +176,101 @@ private let unit = "0::/user.slice/user-1000.slice/user@1000.service/app.slice/"
         .init(name: "no facts", node: ["media.name": "Playback Stream"], category: .playback,
               options: [.mixWithOthers], reason: "default", source: .default),
     ]
+
+    /// Apps as they run on a desktop: browsers' web apps, wrapper scripts in
+    /// a unit, recorders of what plays, helpers playing the sound theme.
+    static let onTheDesktop: [AppKnowledgeCase] = [
+        .init(name: "Google Meet's web app by Chrome's command line", node: ["media.name": "Playback"],
+              client: ["application.name": "Google Chrome"],
+              process: process("chrome", ["/opt/google/chrome/chrome --type=utility --utility-sub-type=audio.mojom.AudioService"],
+                               cgroup: unit + "app-com.google.Chrome-11254.scope\n"),
+              ancestors: [AncestorFacts(executable: "chrome", arguments: [meetMain])],
+              category: .systemSound,
+              reason: "web app \"Google Meet\" (desktop entry chrome-kjgfgldnnfoeklkmfkjfagphfepbbdan-Default (Categories=), its browser runs the web app crx_kjgfgldnnfoeklkmfkjfagphfepbbdan), named like a known VoIP app, playback only"),
+        .init(name: "Google Meet's web app in a call", node: ["media.name": "Playback"],
+              client: ["application.name": "Google Chrome"],
+              process: process("chrome", ["/opt/google/chrome/chrome --type=utility"]),
+              ancestors: [AncestorFacts(executable: "chrome", arguments: [meetMain])],
+              instance: InstanceFacts(otherSide: InstanceStream(nodeID: 51, name: "RecordStream", direction: .capture, activity: .opening)),
+              category: .playAndRecord, reason: "its browser runs the web app crx_kjgfgldnnfoeklkmfkjfagphfepbbdan): a web app in a call, its app also has a capture stream 51 \"RecordStream\" still opening"),
+        .init(name: "Teams' web app by Edge's GNOME scope", node: ["media.name": "RecordStream"],
+              client: ["application.name": "Microsoft Edge input"], direction: .capture,
+              process: process("msedge", cgroup: unit + "app-gnome-msedge\\x2dcifhbcnohmdccbgoicgdjpfamggdegmo\\x2dDefault-5120.scope\n"),
+              category: .playAndRecord, reason: "web app \"Microsoft Teams\" (desktop entry msedge-cifhbcnohmdccbgoicgdjpfamggdegmo-Default (Categories=), launched in app-gnome-msedge"),
+        .init(name: "a plain Chromium tab stays the browser", node: ["media.name": "Playback"],
+              client: ["application.name": "Chromium"],
+              process: process("chromium", cgroup: unit + "app-org.chromium.Chromium-7702.scope\n"),
+              ancestors: [AncestorFacts(executable: "chromium", arguments: ["/usr/lib/chromium/chromium"])],
+              category: .playback, options: [.mixWithOthers], reason: "desktop entry chromium (Categories=Network;WebBrowser;), runs chromium: a web browser"),
+        .init(name: "a Firefox web app (PWAsForFirefox) filed under WebBrowser", node: ["media.name": "AudioStream"],
+              client: ["application.name": "Firefox"],
+              process: process("firefox", ["/home/u/.local/share/firefoxpwa/runtime/firefox", "-contentproc"]),
+              ancestors: [AncestorFacts(executable: "firefox", arguments: ["/home/u/.local/share/firefoxpwa/runtime/firefox", "--class",
+                                                                             "FFPWA-01HQ9ZJ8X1V2B3N4M5K6J7H8G9", "--name",
+                                                                             "FFPWA-01HQ9ZJ8X1V2B3N4M5K6J7H8G9", "--pwa",
+                                                                             "01HQ9ZJ8X1V2B3N4M5K6J7H8G9"])],
+              category: .systemSound, reason: "web app \"Discord\""),
+        .init(name: "an Epiphany web app", node: ["media.name": "WebKit"],
+              process: process("WebKitWebProcess", ["/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/WebKitWebProcess", "7", "41"]),
+              ancestors: [AncestorFacts(executable: "bwrap", arguments: ["bwrap", "--args", "40"]),
+                          AncestorFacts(executable: "epiphany", arguments: ["epiphany", "--application-mode",
+                                        "--profile=/home/u/.local/share/org.gnome.Epiphany.WebApp_3fa8d4b2c6e1f0a7b9c8d7e6f5a4b3c2d1e0f9a8"])],
+              category: .playback, options: [.mixWithOthers], reason: "web app \"Mastodon\" (desktop entry org.gnome.Epiphany.WebApp_3fa8d4b2c6e1f0a7b9c8d7e6f5a4b3c2d1e0f9a8 (Categories=GNOME;GTK;), its browser runs the web app org.gnome.Epiphany.WebApp_3fa8d4b2c6e1f0a7b9c8d7e6f5a4b3c2d1e0f9a8): a web app playing"),
+        .init(name: "0 A.D.'s engine under its wrapper script in the scope", node: ["media.name": "Playback Stream"],
+              process: process("pyrogenesis", ["/usr/games/pyrogenesis"], cgroup: unit + "app-gnome-0ad-6120.scope\n"),
+              ancestors: [AncestorFacts(executable: "dash", arguments: ["/bin/sh", "/usr/games/0ad"])],
+              category: .soloAmbient, reason: "desktop entry 0ad (Categories=Game;StrategyGame;), launched in app-gnome-0ad-6120.scope by 0ad: a game"),
+        .init(name: "SuperTuxKart in rofi's service", node: ["media.name": "Playback Stream"],
+              process: process("supertuxkart", cgroup: unit + "app-rofi-supertuxkart-19676.service\n"),
+              category: .soloAmbient, reason: "launched in app-rofi-supertuxkart-19676.service: a game"),
+        .init(name: "Kazam recording the desktop beside its microphone", node: ["media.name": "Record Stream", "stream.capture.sink": "true"],
+              direction: .capture, process: process("python3.11", ["/usr/bin/python3", "/usr/bin/kazam"]),
+              instance: InstanceFacts(microphone: InstanceStream(nodeID: 61, name: "Record Stream", direction: .capture, activity: .running)),
+              category: .record, reason: "and its app also captures a running capture stream 61", source: .inference),
+        .init(name: "OBS recording the desktop: its entry says Recorder", node: ["media.name": "Desktop Audio", "stream.capture.sink": "true"],
+              direction: .capture, process: process("obs"),
+              category: .record, reason: "by desktop entry com.obsproject.Studio (Categories=AudioVideo;Recorder;), runs obs: a recording of what plays"),
+        .init(name: "sound settings metering the speakers beside the microphone", node: ["media.name": "Speakers", "stream.capture.sink": "true"],
+              direction: .capture, process: process("gnome-control-center"),
+              instance: InstanceFacts(microphone: InstanceStream(nodeID: 61, name: "Microphone", direction: .capture, activity: .running)),
+              category: .audioProcessing, reason: "by gnome-control-center (a known level meter/visualizer)"),
+        .init(name: "mpv playing the sound theme from a script", node: ["media.name": "bell"],
+              process: process("mpv", ["mpv", "--no-video", "/usr/share/sounds/freedesktop/stereo/bell.oga"]),
+              ancestors: [AncestorFacts(executable: "bash", arguments: ["bash", "/home/u/bin/remind"])],
+              category: .systemSound, reason: "mpv plays /usr/share/sounds/freedesktop/stereo/bell.oga, a file of the desktop's sound themes"),
+        .init(name: "paplay started by a daemon whose unit has an entry", node: ["media.name": "alert"],
+              process: process("pacat", ["paplay", "/home/u/alert.wav"], cgroup: unit + "app-dunst@autostart.service\n"),
+              ancestors: [AncestorFacts(executable: "dash", arguments: ["/bin/sh", "-c", "paplay /home/u/alert.wav"]),
+                          AncestorFacts(executable: "dunst", arguments: ["/usr/bin/dunst"])],
+              category: .systemSound, reason: "notification helper: pacat started by dunst, a notification daemon"),
+        .init(name: "baresip's microphone through the ALSA plug-in", node: ["media.name": "ALSA Capture"],
+              client: ["application.name": "ALSA plug-in [baresip]"], direction: .capture, process: process("baresip"),
+              category: .playAndRecord, reason: "application.name = \"ALSA plug-in [baresip]\" (known VoIP app: baresip)", source: .inference),
+    ]
+
+    /// Entries written at run time that the fixtures do not hold: a Firefox
+    /// web app (PWAsForFirefox's form, `native/src/components/site.rs`), an
+    /// Epiphany one, and an autostarted notification daemon.
+    static let runTimeEntries = [
+        DesktopEntry(id: "FFPWA-01HQ9ZJ8X1V2B3N4M5K6J7H8G9", name: "Discord", categories: ["Network", "WebBrowser"],
+                     exec: "firefoxpwa site launch 01HQ9ZJ8X1V2B3N4M5K6J7H8G9 --protocol %u",
+                     startupWMClass: "FFPWA-01HQ9ZJ8X1V2B3N4M5K6J7H8G9"),
+        DesktopEntry(id: "org.gnome.Epiphany.WebApp_3fa8d4b2c6e1f0a7b9c8d7e6f5a4b3c2d1e0f9a8", name: "Mastodon", categories: ["GNOME", "GTK"],
+                     exec: "epiphany --application-mode \"--profile=/home/u/.local/share/org.gnome.Epiphany.WebApp_3fa8d4b2c6e1f0a7b9c8d7e6f5a4b3c2d1e0f9a8\" https://mastodon.social/",
+                     startupWMClass: "org.gnome.Epiphany.WebApp_3fa8d4b2c6e1f0a7b9c8d7e6f5a4b3c2d1e0f9a8"),
+        DesktopEntry(id: "dunst", exec: "dunst"),
+    ]
+
+    @Test(arguments: onTheDesktop)
+    func judgesAppsAsTheyRunOnTheDesktop(_ example: AppKnowledgeCase) throws {
+        let got = try example.classify(DesktopEntryIndex(Self.runTimeEntries + (try DesktopEntryFixtures.indexEntries())))
+        print("\(example.name): \(got.category.rawValue) — \(got.reason)")
+        #expect(got.category == example.category, "\(got.reason)")
+        #expect(got.options == example.options, "\(got.reason)")
+        #expect(got.source == example.source, "\(got.reason)")
+        #expect(got.reason.contains(example.reason), "\(got.reason)")
+        #expect(!got.reason.contains("web browser") || example.name.contains("plain"), "no web app judged as its browser: \(got.reason)")
+    }
 
     @Test(arguments: families)
     func decidesTheFamily(_ example: AppKnowledgeCase) throws {

@@ -78,6 +78,66 @@ struct CgroupCase: Sendable, CustomTestStringConvertible {
               source: "Steam's game scopes as public tools read them"),
     ]
 
+    /// Unit names of every shape, as launchers really write them: escaped
+    /// ids, ids that look like a RANDOM, services with a RANDOM after a
+    /// dash, launchers that name themselves and ones that do not, a
+    /// launcher that leaves the id unescaped. `appID` is the likelier
+    /// reading; the entries decide between the readings (`readings`).
+    static let shapes: [CgroupCase] = [
+        .init(cgroup: "/user.slice/user-1000.slice/user@1000.service/app.slice/app-gnome-gnome\\x2dsoftware\\x2dservice-13765.scope",
+              launcher: "gnome", appID: "gnome-software-service", source: "https://github.com/flatpak/xdg-desktop-portal/pull/719"),
+        .init(cgroup: "app-rofi-easyeffects-19676.service", launcher: "rofi", appID: "easyeffects",
+              source: "https://github.com/flatpak/xdg-desktop-portal-gtk/pull/504"),
+        .init(cgroup: "app-rofi-signal\\x2ddesktop\\x20\\x2d\\x2dno\\x2dsandbox-12745.service", launcher: "rofi",
+              appID: "signal-desktop --no-sandbox", source: "https://github.com/flatpak/xdg-desktop-portal-gtk/pull/504"),
+        .init(cgroup: "app-pop\\x2dflatpak\\x2drepos@autostart.service", launcher: "autostart", appID: "pop-flatpak-repos",
+              source: "https://github.com/pop-os/cosmic-applets/issues/960"),
+        .init(cgroup: "app-print\\x2dapplet@autostart.service", launcher: "autostart", appID: "print-applet",
+              source: "https://github.com/pop-os/cosmic-applets/issues/960"),
+        // UWSM names the compositor as the launcher, with a hexadecimal RANDOM.
+        .init(cgroup: "app-graphical.slice/app-Hyprland-google\\x2dchrome\\x2dstable-8fdeb60e.scope", launcher: "Hyprland",
+              appID: "google-chrome-stable", source: "https://github.com/Vladimir-csp/uwsm/issues/181"),
+        // Chrome moves itself into a scope of its own, named after its Flatpak-style id.
+        .init(cgroup: "app.slice/app-com.google.Chrome-11254.scope", launcher: nil, appID: "com.google.Chrome",
+              source: "https://github.com/Vladimir-csp/uwsm/issues/181"),
+        .init(cgroup: "app-sirula-org.codeberg.dnkl.footclient-1234.scope", launcher: "sirula", appID: "org.codeberg.dnkl.footclient",
+              source: "https://github.com/DorianRudolph/sirula/issues/42"),
+        // A desktop id of digits and hex letters (0 A.D.'s `0ad`): the RANDOM is the last part only.
+        .init(cgroup: "app-gnome-0ad-6120.scope", launcher: "gnome", appID: "0ad", source: "the brief's example: Debian's 0ad.desktop in GNOME's scope"),
+        .init(cgroup: "app-0ad-d70acc38b5154a3a8b4a60accc4b15f4.scope", launcher: nil, appID: "0ad",
+              source: "KDE's form (the OBS sample above) with 0ad.desktop"),
+        .init(cgroup: "app-KDE-0ad@4f1e0c.service", launcher: "KDE", appID: "0ad", source: "systemd's KDE example with 0ad.desktop"),
+        // A Chrome web app launched by GNOME: its id escaped, `Default` its profile.
+        .init(cgroup: "app-gnome-chrome\\x2dboeajhmfdjldchidhphikilcgdacljfm\\x2dDefault-6333.scope", launcher: "gnome",
+              appID: "chrome-boeajhmfdjldchidhphikilcgdacljfm-Default",
+              source: "https://github.com/jake-phy/WindowIconList/issues/74 (the entry) in GNOME's scope"),
+        .init(cgroup: "app-flatpak-com.valvesoftware.Steam-5521.scope", launcher: "flatpak", appID: "com.valvesoftware.Steam",
+              source: "Flatpak's app-flatpak-<app id>-<n>.scope"),
+    ]
+
+    @Test(arguments: shapes)
+    func readsUnitsOfEveryShape(_ example: CgroupCase) {
+        let unit = LaunchUnit.parse(cgroupPath: example.cgroup)
+        print("\(example.cgroup): \(unit.map { $0.readings.map { "\($0.launcher ?? "-") \($0.appID)" } } ?? [])")
+        #expect(unit?.appID == example.appID, "\(example.source)")
+        #expect(unit?.launcher == example.launcher, "\(example.source)")
+    }
+
+    /// The readings a name allows, the likelier first: the entries decide.
+    @Test func ambiguousNamesKeepTheOtherReading() {
+        func readings(_ name: String) -> [String] {
+            LaunchUnit.parse(unitName: name)?.readings.map { "\($0.launcher ?? "-") \($0.appID)" } ?? []
+        }
+        // A launcher that leaves `-` unescaped: the whole id first.
+        #expect(readings("app-google-chrome-1234.scope") == ["- google-chrome", "google chrome"])
+        // A known launcher first.
+        #expect(readings("app-gnome-firefox-34054.scope") == ["gnome firefox", "- gnome-firefox"])
+        // A service whose last part may be a RANDOM or the id's end.
+        #expect(readings("app-rofi-easyeffects-19676.service")
+            == ["rofi easyeffects", "- rofi-easyeffects", "rofi easyeffects-19676", "- rofi-easyeffects-19676"])
+        #expect(readings("app-org.kde.amarok.service") == ["- org.kde.amarok"])
+    }
+
     @Test(arguments: samples + documented)
     func parsesTheUnit(_ example: CgroupCase) {
         let unit = example.cgroup.contains("\n") || example.cgroup.hasPrefix("0::")

@@ -209,15 +209,47 @@ func pwPlay(role: String) -> [String: String] {
     }
 
     @Test func monitorsNeverRecord() {
-        // Every monitor-ish capture is audio-processing, even with a role or a recorder's name on it.
-        let flags = [["stream.monitor": "true"], ["stream.capture.sink": "true"], ["resample.peaks": "true"],
-                     ["media.name": "Peak detect"], ["media.category": "Monitor"],
-                     ["target.object": "alsa_output.usb-headset.analog-stereo.monitor"]]
-        for flag in flags {
+        // A meter's capture is audio-processing, even with a role or a recorder's name on it.
+        let meters = [["stream.monitor": "true"], ["resample.peaks": "true"], ["media.name": "Peak detect"],
+                      ["media.category": "Monitor"], ["stream.capture.sink": "true", "resample.peaks": "true"]]
+        for flag in meters {
             for extra in [[:], ["media.role": "Music"], ["application.process.binary": "obs"]] {
                 let facts = StreamFacts(nodeID: 1, direction: .capture,
                                         nodeProps: captureStreamClass.merging(flag) { $1 }.merging(extra) { $1 })
-                #expect(RoleInference.infer(facts)?.category == .audioProcessing, "\(flag) \(extra)")
+                let inferred = RoleInference.infer(facts)
+                print("meter \(flag) \(extra): \(inferred?.category.rawValue ?? "nil") — \(inferred?.evidence ?? "")")
+                #expect(inferred?.category == .audioProcessing, "\(flag) \(extra)")
+            }
+        }
+    }
+
+    /// A capture of what a sink plays records when its app records (a known
+    /// recorder, or an app also capturing a microphone or video), and is
+    /// audio-processing otherwise: a visualiser, an unknown tool, an effect.
+    @Test func capturesOfWhatPlaysRecordOnlyForRecorders() {
+        let desktop = [["stream.capture.sink": "true"], ["target.object": "alsa_output.usb-headset.analog-stereo.monitor"]]
+        let microphone = InstanceStream(nodeID: 61, name: "Microphone", direction: .capture, activity: .running)
+        let video = InstanceStream(nodeID: 70, name: "screen", direction: .capture, activity: .running)
+        let cases: [(extra: [String: String], instance: InstanceFacts, expected: Category, evidence: String)] = [
+            ([:], .alone, .audioProcessing, "captures"),
+            (["media.role": "Music"], .alone, .audioProcessing, "captures"),
+            (["application.process.binary": "obs"], .alone, .record, "(known recorder"),
+            (["application.name": "Kooha"], .alone, .record, "(known recorder"),
+            ([:], InstanceFacts(microphone: microphone), .record, "also captures a running capture stream 61 \"Microphone\""),
+            ([:], InstanceFacts(video: video), .record, "also captures video"),
+            (["application.process.binary": "cava"], InstanceFacts(microphone: microphone), .audioProcessing, "captures"),
+            (["application.id": "com.github.wwmm.easyeffects"], InstanceFacts(microphone: microphone), .audioProcessing,
+             "captures"),
+        ]
+        for flag in desktop {
+            for example in cases {
+                let facts = StreamFacts(nodeID: 1, direction: .capture,
+                                        nodeProps: captureStreamClass.merging(flag) { $1 }.merging(example.extra) { $1 },
+                                        instance: example.instance)
+                let inferred = RoleInference.infer(facts)
+                print("desktop capture \(flag) \(example.extra): \(inferred?.category.rawValue ?? "nil") — \(inferred?.evidence ?? "")")
+                #expect(inferred?.category == example.expected, "\(flag) \(example.extra) \(example.instance)")
+                #expect(inferred?.evidence.contains(example.evidence) == true, "\(inferred?.evidence ?? "nil")")
             }
         }
     }

@@ -75,14 +75,63 @@ let firefoxClientProps = ["application.name": "Firefox", "application.process.bi
         #expect(facts[51]?.appAlsoStreamsOtherDirection == true)
     }
 
-    @Test func onlyARunningOtherSideCounts() {
+    /// One judgement across the instance's streams, including while one of
+    /// them opens: a call's microphone opens a moment after its playback
+    /// (or before it), and both are the call from the start.
+    @Test func anOpeningOtherSideCounts() {
+        for state: Graph.NodeState in [.creating, .suspended, .idle] {
+            var builder = StreamGraphBuilder()
+            builder.client(30, firefoxClientProps)
+            builder.stream(50, client: 30, .playback, .running, ["media.name": "Playback"])
+            builder.stream(51, client: 30, .capture, state, ["media.name": "RecordStream"])
+            let facts = builder.facts()
+            print("capture \(state): playback's other side \(facts[50]?.instance.otherSide?.description ?? "none")")
+            #expect(facts[50]?.instance.otherSide == InstanceStream(nodeID: 51, name: "RecordStream", direction: .capture,
+                                                                   activity: .opening))
+            #expect(facts[51]?.instance.otherSide?.activity == .running)
+        }
+    }
+
+    /// A side the app stopped is no call's side: a corked pulse stream, or
+    /// one seen running that stopped (the agent's cache remembers it ran).
+    @Test func aStoppedOtherSideDoesNotCount() throws {
         var builder = StreamGraphBuilder()
         builder.client(30, firefoxClientProps)
         builder.stream(50, client: 30, .playback, .running)
-        builder.stream(51, client: 30, .capture, .idle)
+        builder.stream(51, client: 30, .capture, .idle, ["pulse.corked": "true"])
+        #expect(builder.facts()[50]?.appAlsoStreamsOtherDirection == false)
+
+        var known: [UInt32: StreamPropertyFacts] = [:]
+        builder.graph.nodes[51]?.props["pulse.corked"] = nil
+        builder.graph.nodes[51]?.state = .running
+        var facts = makeStreamFacts(graph: builder.graph, overrides: .empty, known: &known)
+        #expect(facts.first { $0.nodeID == 50 }?.instance.otherSide?.activity == .running)
+        builder.graph.nodes[51]?.state = .idle
+        facts = makeStreamFacts(graph: builder.graph, overrides: .empty, known: &known)
+        print("after the capture ran and stopped: \(facts.map { "\($0.nodeID): \($0.instance.otherSide?.description ?? "alone")" })")
+        #expect(facts.first { $0.nodeID == 50 }?.appAlsoStreamsOtherDirection == false)
+        #expect(facts.first { $0.nodeID == 51 }?.appAlsoStreamsOtherDirection == true)
+        // Its properties changing does not make it new.
+        builder.graph.nodes[51]?.props["media.name"] = "renamed"
+        facts = makeStreamFacts(graph: builder.graph, overrides: .empty, known: &known)
+        #expect(facts.first { $0.nodeID == 50 }?.appAlsoStreamsOtherDirection == false)
+    }
+
+    /// A screen recorder's instance: its desktop capture sees the
+    /// microphone and the screen cast beside it; the microphone is no call
+    /// with the desktop capture.
+    @Test func aRecordersInstanceSeesItsMicrophoneAndVideo() {
+        var builder = StreamGraphBuilder()
+        builder.client(30, ["application.name": "Kooha", "application.process.id": "900"])
+        builder.stream(50, client: 30, .capture, .running, ["stream.capture.sink": "true", "media.name": "desktop"])
+        builder.stream(51, client: 30, .capture, .running, ["media.name": "mic"])
+        builder.graph.nodes[52] = Graph.Node(id: 52, props: ["media.class": "Stream/Input/Video", "client.id": "30",
+                                                             "media.name": "screen"], state: .running)
         let facts = builder.facts()
-        #expect(facts[50]?.appAlsoStreamsOtherDirection == false)
-        #expect(facts[51]?.appAlsoStreamsOtherDirection == true)
+        #expect(facts[50]?.instance.microphone?.nodeID == 51)
+        #expect(facts[50]?.instance.video?.nodeID == 52)
+        #expect(facts[50]?.instance.otherSide == nil && facts[51]?.instance.otherSide == nil)
+        #expect(facts[51]?.instance.microphone == nil, "a stream is not its own microphone")
     }
 
     @Test func twoStreamsOfOneDirectionAreNoCall() {
@@ -253,19 +302,24 @@ let firefoxClientProps = ["application.name": "Firefox", "application.process.bi
     }
 
     /// The agent's cache answers exactly as classifying afresh, through
-    /// changes of props, running state (a call starting), overrides and streams.
+    /// changes of props, running state (a call starting), overrides and
+    /// streams (it remembers one thing more: which streams ran, so a side
+    /// that stopped is told from one opening; no step here stops one).
     @Test func theCacheAgreesWithAFreshClassificationThroughChanges() throws {
         let classifier = try Classifier(config: classifierTestConfig())
         var cache = ClassificationCache(classifier: classifier)
         var builder = StreamGraphBuilder()
         builder.client(30, firefoxClientProps)
         builder.stream(50, client: 30, .playback, .running, ["media.name": "AudioStream"])
-        builder.stream(51, client: 30, .capture, .idle, ["media.name": "AudioStream"])
+        builder.stream(51, client: 30, .capture, .idle, ["media.name": "AudioStream", "pulse.corked": "true"])
         builder.stream(52, client: nil, .playback, .running, ["media.role": "Music", "application.name": "mpv"])
         var overrides = OverrideTable.empty
         let steps: [(String, (inout StreamGraphBuilder, inout OverrideTable) -> Void)] = [
             ("nothing", { _, _ in }),
-            ("the capture starts: a call", { builder, _ in builder.graph.nodes[51]?.state = .running }),
+            ("the capture starts: a call", { builder, _ in
+                builder.graph.nodes[51]?.state = .running
+                builder.graph.nodes[51]?.props["pulse.corked"] = nil
+            }),
             ("props change", { builder, _ in builder.graph.nodes[52]?.props["media.role"] = "Game" }),
             ("client props change", { builder, _ in builder.graph.clients[30]?.props["application.name"] = "Zoom" }),
             ("app override", { _, overrides in overrides = OverrideTable(byNode: [:], byApp: ["mpv": ClassificationOverride(category: .ambient)]) }),

@@ -1,4 +1,4 @@
-// pw-policy-load: many playback streams and null sinks in ONE process, for
+// pw-policy-load: many playback (and capture) streams and null sinks in ONE process, for
 // benchmarks and fault tests (hundreds of pw-play processes would measure
 // process start-up, not policy). Driven by one command per line on stdin:
 //
@@ -8,6 +8,10 @@
 //                        with pw-policy-load.level=L a 440 Hz tone of peak L instead:
 //                        what the agent's meter on a stream that ducks others hears;
 //                        with pw-policy-load.pulse-ms=N too, N ms of tone, N of silence, …
+//   record ID [PROPS]    open a capture stream the same way (media.category=Capture),
+//                        discarding what it captures: the microphone beside an app's
+//                        playback in one process (a call), or a desktop recording
+//                        with stream.capture.sink=true
 //   stop ID              destroy that stream
 //   sink NAME [PROPS]    create a stereo null sink NAME (gone when we exit or unsink)
 //   unsink NAME          destroy that sink
@@ -74,6 +78,9 @@ struct load {
     struct pw_main_loop *loop;
     struct pw_context *context;
     const char *remote;
+    /* application.name: "pw-policy-load", or NULL for a copy named like an
+     * app, which then names itself only by its program, as a copy of pw-cat does. */
+    const char *app_name;
     /* The first one also holds the sinks and answers sync. */
     struct spa_list connections;
     struct spa_list streams;
@@ -115,6 +122,19 @@ static void on_process(void *data) {
 static const struct pw_stream_events stream_events = {
     PW_VERSION_STREAM_EVENTS,
     .process = on_process,
+};
+
+/* A capture's buffers are handed back unread. */
+static void on_capture_process(void *data) {
+    struct stream *s = data;
+    struct pw_buffer *b = pw_stream_dequeue_buffer(s->stream);
+    if (b != NULL)
+        pw_stream_queue_buffer(s->stream, b);
+}
+
+static const struct pw_stream_events capture_events = {
+    PW_VERSION_STREAM_EVENTS,
+    .process = on_capture_process,
 };
 
 static struct stream *find_stream(struct load *load, const char *id) {
@@ -164,7 +184,7 @@ static struct connection *connection_for_stream(struct load *load) {
     return connect_core(load);
 }
 
-static void play(struct load *load, const char *id, const char *extra) {
+static void open_stream(struct load *load, const char *id, const char *extra, enum pw_direction direction) {
     if (find_stream(load, id) != NULL) {
         fprintf(stderr, "pw-policy-load: stream %s exists\n", id);
         return;
@@ -172,7 +192,7 @@ static void play(struct load *load, const char *id, const char *extra) {
     char node_name[256];
     snprintf(node_name, sizeof(node_name), "pw-policy-load.%s", id);
     struct pw_properties *props = pw_properties_new(
-        PW_KEY_MEDIA_TYPE, "Audio", PW_KEY_MEDIA_CATEGORY, "Playback",
+        PW_KEY_MEDIA_TYPE, "Audio", PW_KEY_MEDIA_CATEGORY, direction == PW_DIRECTION_OUTPUT ? "Playback" : "Capture",
         PW_KEY_NODE_NAME, node_name, PW_KEY_MEDIA_NAME, id, NULL);
     if (extra != NULL && *extra != '\0')
         pw_properties_update_string(props, extra, strlen(extra));
@@ -196,7 +216,7 @@ static void play(struct load *load, const char *id, const char *extra) {
         free(s);
         return;
     }
-    pw_stream_add_listener(s->stream, &s->listener, &stream_events, s);
+    pw_stream_add_listener(s->stream, &s->listener, direction == PW_DIRECTION_OUTPUT ? &stream_events : &capture_events, s);
 
     uint8_t buffer[1024];
     struct spa_pod_builder builder = SPA_POD_BUILDER_INIT(buffer, sizeof(buffer));
@@ -204,7 +224,7 @@ static void play(struct load *load, const char *id, const char *extra) {
     params[0] = spa_format_audio_raw_build(&builder, SPA_PARAM_EnumFormat,
         &SPA_AUDIO_INFO_RAW_INIT(.format = SPA_AUDIO_FORMAT_F32, .channels = CHANNELS, .rate = RATE,
                                  .position = { SPA_AUDIO_CHANNEL_FL, SPA_AUDIO_CHANNEL_FR }));
-    int res = pw_stream_connect(s->stream, PW_DIRECTION_OUTPUT, PW_ID_ANY,
+    int res = pw_stream_connect(s->stream, direction, PW_ID_ANY,
                                 PW_STREAM_FLAG_AUTOCONNECT | PW_STREAM_FLAG_MAP_BUFFERS | PW_STREAM_FLAG_RT_PROCESS,
                                 params, 1);
     if (res < 0) {
@@ -263,7 +283,7 @@ static const struct pw_core_events core_events = {
 };
 
 static struct connection *connect_core(struct load *load) {
-    struct pw_core *core = helper_connect(load->context, "pw-policy-load", "pw-policy-load", load->remote);
+    struct pw_core *core = helper_connect(load->context, "pw-policy-load", load->app_name, load->remote);
     if (core == NULL)
         return NULL;
     struct connection *c = calloc(1, sizeof(*c));
@@ -288,7 +308,9 @@ static void on_command(void *data, char *line) {
     } else if (name == NULL) {
         fprintf(stderr, "pw-policy-load: '%s' needs a name\n", verb);
     } else if (strcmp(verb, "play") == 0) {
-        play(load, name, rest);
+        open_stream(load, name, rest, PW_DIRECTION_OUTPUT);
+    } else if (strcmp(verb, "record") == 0) {
+        open_stream(load, name, rest, PW_DIRECTION_INPUT);
     } else if (strcmp(verb, "stop") == 0) {
         struct stream *s = find_stream(load, name);
         if (s != NULL)
@@ -330,6 +352,8 @@ int main(int argc, char *argv[]) {
     helper_syncs_init(&load.syncs);
     spa_list_init(&load.connections);
     load.remote = remote;
+    const char *slash = strrchr(argv[0], '/');
+    load.app_name = strcmp(slash != NULL ? slash + 1 : argv[0], "pw-policy-load") == 0 ? "pw-policy-load" : NULL;
     load.loop = pw_main_loop_new(NULL);
     struct pw_loop *loop = pw_main_loop_get_loop(load.loop);
     /* Before pw_context_new, so that its data-loop thread blocks them too:

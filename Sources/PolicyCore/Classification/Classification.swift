@@ -62,9 +62,9 @@ public struct StreamFacts: Sendable, Equatable {
     public var clientProps: [String: String]
     /// The user's runtime override for this stream or its app, if any.
     public var override: ClassificationOverride?
-    /// The same application (session key) has, besides this stream, a running
-    /// stream in the other direction: it plays and captures at once (a call).
-    public var appAlsoStreamsOtherDirection: Bool
+    /// What the other streams of the same app instance do (`InstanceFacts`):
+    /// a call's other side, a microphone, a screen cast.
+    public var instance: InstanceFacts
     /// What the desktop knows about the stream's app (its desktop entry,
     /// launcher, process), found by the adapter; nil when it found nothing,
     /// and classification is as without it.
@@ -72,12 +72,29 @@ public struct StreamFacts: Sendable, Equatable {
 
     public init(nodeID: UInt32, direction: StreamDirection, nodeProps: [String: String],
                 clientProps: [String: String] = [:], override: ClassificationOverride? = nil,
-                appAlsoStreamsOtherDirection: Bool = false, app: AppFacts? = nil) {
+                instance: InstanceFacts = .alone, app: AppFacts? = nil) {
         self.nodeID = nodeID; self.direction = direction; self.nodeProps = nodeProps
         self.clientProps = clientProps; self.override = override
-        self.appAlsoStreamsOtherDirection = appAlsoStreamsOtherDirection
+        self.instance = instance
         self.app = app
     }
+
+    /// `appAlsoStreamsOtherDirection`: the instance has a running stream of
+    /// the other direction, named nowhere (unit tests' shorthand).
+    public init(nodeID: UInt32, direction: StreamDirection, nodeProps: [String: String],
+                clientProps: [String: String] = [:], override: ClassificationOverride? = nil,
+                appAlsoStreamsOtherDirection: Bool, app: AppFacts? = nil) {
+        let other: StreamDirection = direction == .playback ? .capture : .playback
+        self.init(nodeID: nodeID, direction: direction, nodeProps: nodeProps, clientProps: clientProps,
+                  override: override,
+                  instance: InstanceFacts(otherSide: appAlsoStreamsOtherDirection
+                      ? InstanceStream(nodeID: nil, name: nil, direction: other, activity: .running) : nil),
+                  app: app)
+    }
+
+    /// The same app instance has, besides this stream, a stream of the
+    /// other direction, running or opening: it plays and captures at once (a call).
+    public var appAlsoStreamsOtherDirection: Bool { instance.otherSide != nil }
 
     /// Node properties over client properties: what rules match against.
     public var mergedProps: [String: String] {

@@ -59,12 +59,16 @@ public enum KnownApps {
             "guayadeque", "sayonara", "g4music", "gapless", "fooyin", "qmmp", "mocp", "musikcube", "termusic",
             "shortwave", "goodvibes", "pithos", "sublime-music", "feishin", "supersonic", "tidal-hifi",
             "youtube-music", "nuclear", "museeks", "cider", "psst-gui", "harmonoid",
+            // Streaming services, as their web apps are named.
+            "deezer", "soundcloud", "apple-music", "amazon-music", "tidal", "pandora",
         ]),
         (.videoPlayer, [
             "vlc", "mpv", "totem", "org.gnome.totem", "celluloid", "gnome-mpv", "smplayer", "kodi", "haruna",
             "dragon", "dragonplayer", "parole", "showtime", "clapper", "mplayer", "xine", "kaffeine", "qmplay2",
             "hypnotix", "freetube", "jellyfinmediaplayer", "jellyfin-media-player", "plexmediaplayer",
             "plex-htpc", "stremio", "kmplayer", "ffplay",
+            // Video services, as their web apps are named.
+            "youtube", "netflix", "twitch",
         ]),
         (.podcastPlayer, [
             "gpodder", "kasts", "cozy", "pocket-casts", "podcasts", "gnome-podcasts", "vocal", "castero", "shellcaster",
@@ -78,6 +82,8 @@ public enum KnownApps {
             "ekiga", "gnome-calls", "org.gnome.calls", "mattermost", "mattermost-desktop", "wire", "qtox",
             "utox", "viber", "whatsapp-for-linux", "whatsie", "wasistlos", "teamspeak", "teamspeak3",
             "ts3client", "guilded",
+            // Call services, as their web apps are named.
+            "google-meet", "google-chat", "whatsapp", "whatsapp-web",
         ]),
         (.recorder, [
             "obs", "obs-studio", "obsproject", "audacity", "gnome-sound-recorder", "soundrecorder",
@@ -123,6 +129,8 @@ public enum KnownApps {
             // Remote desktop and game streaming servers: they capture the
             // desktop's sound to play it on another machine, recording nothing.
             "sunshine", "xrdp", "xrdp-sesman", "rustdesk", "gnome-remote-desktop", "krdp", "krfb",
+            // SteamVR's server relays sound between the desktop and the headset, the same kind of bridge.
+            "vrserver",
         ]),
         (.meter, [
             "cava", "projectm", "glava", "vis", "friture", "pavucontrol", "pavucontrol-qt",
@@ -144,7 +152,9 @@ public enum KnownApps {
         for property in identityProperties {
             guard let value = props[property] else { continue }
             let isAppID = property == "application.id" || property == "pipewire.access.portal.app_id"
-            if let (name, kind) = lookup(value, isAppID: isAppID) {
+            // An ALSA plug-in names the client after the program in brackets.
+            let name = property == "application.name" ? ALSAPluginName.program(ofApplicationName: value) ?? value : value
+            if let (name, kind) = lookup(name, isAppID: isAppID) {
                 return KnownAppMatch(kind: kind, property: property, value: value, name: name)
             }
         }

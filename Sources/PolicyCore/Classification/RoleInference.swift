@@ -16,8 +16,10 @@ public struct InferredCategory: Sendable, Equatable {
 /// Built-in inference (docs/CLASSIFICATION.md, step 4): what a stream most likely is when
 /// neither the user, the app nor the config said. Steps, first that applies wins:
 ///
+/// 0. a capture of what plays by an app that records → record;
 /// 1. monitor, meter and plumbing streams → audio-processing (before the
 ///    role: meters often label their capture `media.role=Music`);
+/// 1b. a file of the desktop's sound themes → system-sound;
 /// 2. `media.role`;
 /// 3. libcanberra-style event sounds → system-sound;
 /// 4. one app instance playing and capturing at once → play-and-record;
@@ -30,14 +32,15 @@ public enum RoleInference {
     public static func infer(_ facts: StreamFacts) -> InferredCategory? {
         let props = StreamProperties(node: facts.nodeProps, client: facts.clientProps)
         let direction = facts.direction
+        if let found = DesktopRecording.decide(props, direction: direction, instance: facts.instance) { return found }
         if let found = meterOrPlumbing(props, direction: direction) { return found }
+        if let found = soundThemeSound(props, direction: direction) { return found }
         if let found = fromMediaRole(props, direction: direction) { return found }
         if let found = eventSound(props, direction: direction) { return found }
-        if facts.appAlsoStreamsOtherDirection {
-            let other = direction == .playback ? "capture" : "playback"
+        if let other = facts.instance.otherSide {
             let app = AppIdentity.instanceKey(nodeProps: facts.nodeProps, clientProps: facts.clientProps)
             return InferredCategory(.playAndRecord, evidence:
-                "the app (\(app)) also has a running \(other) stream: it plays and captures at once, like a call")
+                "the app (\(app)) also has \(other.description): it plays and captures at once, like a call")
         }
         if let found = fromKnownApp(props, direction: direction) { return found }
         if let found = gameLibraryDefaultName(props, direction: direction) { return found }
@@ -98,10 +101,36 @@ public enum RoleInference {
         "emergency": RoleMeaning(.playback, [.duckOthers]),
         "navigation": RoleMeaning(.playback, [.duckOthers]),
         "assistant": RoleMeaning(.playback, [.duckOthers, .interruptSpokenAudio]),
+        // WirePlumber 0.5's role policy (media-role-nodes.conf) groups
+        // "Alert" with "Emergency" above everything, and "GPS" with
+        // "Navigation".
+        "alert": RoleMeaning(.playback),
+        "gps": RoleMeaning(.playback, [.duckOthers]),
     ]
 
+    /// A role in the table, else what the words of a telephony stack's role
+    /// say (`roleWords`).
     public static func meaning(ofRole role: String) -> RoleMeaning? {
-        roles[role.classifierTrimmed().lowercased()]
+        let name = role.classifierTrimmed().lowercased()
+        return roles[name] ?? meaning(ofRoleWords: name)
+    }
+
+    /// Telephony stacks name their streams' roles after the call and the
+    /// ring (Tizen's PulseAudio stream roles: `call-voice`, `call-video`,
+    /// `voip`, `ringtone-call`, `ringtone-voip`, `ringbacktone-call`;
+    /// PulseAudio's `phone`): a call's audio, both ways; a ring, an alert
+    /// silenced like a phone's ringer; the ringback one hears while calling,
+    /// part of the call.
+    static func meaning(ofRoleWords role: String) -> RoleMeaning? {
+        let words = Set(role.split(whereSeparator: { !$0.isLetter }).map(String.init))
+        if !words.isDisjoint(with: ["ringback", "ringbacktone"]) {
+            return RoleMeaning(.playAndRecord, onCapture: .playAndRecord)
+        }
+        if !words.isDisjoint(with: ["ring", "ringtone", "ringer", "ringing"]) { return RoleMeaning(.systemSound) }
+        if !words.isDisjoint(with: ["call", "voip", "phone", "telephony", "communication"]) {
+            return RoleMeaning(.playAndRecord, onCapture: .playAndRecord)
+        }
+        return nil
     }
 
     static func fromMediaRole(_ props: StreamProperties, direction: StreamDirection) -> InferredCategory? {
@@ -160,13 +189,32 @@ public enum RoleInference {
         return nil
     }
 
+    /// A file of the desktop's sound themes played with no role, or with a
+    /// library's default role (pw-play's `Music`): an alert or UI sound
+    /// whoever plays it. A role that says more (`alarm`: GNOME Clocks'
+    /// alarm sound is a theme file too) and libcanberra's marks (an event
+    /// id, an alarm's) decide first.
+    static func soundThemeSound(_ props: StreamProperties, direction: StreamDirection) -> InferredCategory? {
+        guard direction == .playback, let (key, path) = SoundThemeFile.played(props),
+              eventSound(props, direction: direction) == nil else { return nil }
+        if let role = props["media.role"]?.classifierTrimmed().lowercased(), meaning(ofRole: role) != nil,
+           !AppKnowledge.genericRoles.contains(role) {
+            return nil
+        }
+        return InferredCategory(.systemSound, evidence: "\(key) = \"\(path)\" (a file of the desktop's sound themes)")
+    }
+
     /// A short UI sound on its own: it never makes its app a caller.
     static func isStandaloneSound(_ props: StreamProperties, direction: StreamDirection) -> Bool {
         if let role = props["media.role"], meaning(ofRole: role)?.category == .systemSound { return true }
+        if soundThemeSound(props, direction: direction) != nil { return true }
         return eventSound(props, direction: direction)?.category == .systemSound
     }
 
     // MARK: monitors, meters, plumbing
+
+    /// Names of meter streams: pavucontrol's "Peak detect", Plasma's volume meters.
+    static let meterNames = ["peak detect", "volumemeter", "volume meter", "level meter", "levelmeter"]
 
     static func meterOrPlumbing(_ props: StreamProperties, direction: StreamDirection) -> InferredCategory? {
         // A loopback that says it carries a call (a VoIP bridge, a test call
@@ -193,8 +241,7 @@ public enum RoleInference {
             if let category = props["media.category"], category.lowercased() == "monitor" {
                 return InferredCategory(.audioProcessing, evidence: "media.category = \"\(category)\" (a monitor stream)")
             }
-            if let name = props["media.name"],
-               ["peak detect", "volumemeter", "volume meter", "level meter", "levelmeter"].contains(where: name.lowercased().contains) {
+            if let name = props["media.name"], meterNames.contains(where: name.lowercased().contains) {
                 return InferredCategory(.audioProcessing, evidence: "media.name = \"\(name)\" (a level meter)")
             }
             for key in ["target.object", "node.target"] {

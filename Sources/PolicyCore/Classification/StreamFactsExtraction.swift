@@ -14,10 +14,14 @@ public struct StreamPropertyFacts: Sendable {
     var direction: StreamDirection
     var instance: String
     var appKey: String
-    /// Could be one side of a call while it runs. Event sounds and meters
-    /// cannot: a recorder that clicks, or a mixer app with a level meter, is
-    /// not on a call.
+    /// Could be one side of a call while it runs. Event sounds, meters and
+    /// captures of what plays cannot: a recorder that clicks, a mixer app
+    /// with a level meter, a screen recording is not on a call.
     var mayBeCallSide: Bool
+    /// The stream was seen running (kept when its properties change): one
+    /// that ran and stopped is no longer its call's side; one that never
+    /// ran is opening.
+    var ranOnce = false
 
     init(nodeProps: [String: String], clientProps: [String: String], direction: StreamDirection) {
         self.nodeProps = nodeProps
@@ -36,9 +40,10 @@ public struct StreamPropertyFacts: Sendable {
 }
 
 /// `makeStreamFacts` reusing `known` (by node id) where a stream's
-/// properties did not change, and leaving there what it found this time.
-/// `apps` is what the desktop knows of each client's app, by client id
-/// (`AppFacts`, found by the adapter; docs/CLASSIFICATION.md, "App knowledge").
+/// properties did not change, and leaving there what it found this time
+/// (and which streams were seen running). `apps` is what the desktop knows
+/// of each client's app, by client id (`AppFacts`, found by the adapter;
+/// docs/CLASSIFICATION.md, "App knowledge").
 public func makeStreamFacts(graph: Graph, overrides: OverrideTable,
                             known: inout [UInt32: StreamPropertyFacts],
                             apps: [UInt32: AppFacts] = [:]) -> [StreamFacts] {
@@ -46,27 +51,37 @@ public func makeStreamFacts(graph: Graph, overrides: OverrideTable,
     let streams = graph.streams.filter(\.hasInfo).map { node -> (node: Graph.Node, facts: StreamPropertyFacts) in
         let clientProps = node.clientID.flatMap { graph.clients[$0]?.props } ?? [:]
         let direction = node.streamDirection ?? .playback
-        let facts = known[node.id].flatMap {
+        let before = known[node.id]
+        var facts = before.flatMap {
             $0.describes(nodeProps: node.props, clientProps: clientProps, direction: direction) ? $0 : nil
         } ?? StreamPropertyFacts(nodeProps: node.props, clientProps: clientProps, direction: direction)
+        facts.ranOnce = (before?.ranOnce ?? false) || node.state == .running
         found[node.id] = facts
         return (node, facts)
     }
+
+    // One judgement per app instance: what its other streams do.
+    let members = streams.map { stream in
+        InstanceMember(nodeID: stream.node.id, instance: stream.facts.instance, direction: stream.facts.direction,
+                       state: stream.node.state, name: stream.node.props["media.name"] ?? stream.node.name,
+                       corked: stream.node.props["pulse.corked"] == "true", mayBeCallSide: stream.facts.mayBeCallSide)
+    }
+    let videoCaptures = graph.nodes.values.filter { $0.mediaClass == "Stream/Input/Video" && !$0.isAgentsOwn }.map { node in
+        (nodeID: node.id,
+         instance: AppIdentity.instanceKey(nodeProps: node.props,
+                                           clientProps: node.clientID.flatMap { graph.clients[$0]?.props } ?? [:]),
+         name: node.props["media.name"] ?? node.name)
+    }
+    let instances = InstanceFacts.of(members, videoCaptures: videoCaptures,
+                                     ranBefore: { known[$0]?.ranOnce ?? false })
     known = found
 
-    // Which instances have a running stream that could be one side of a call, per direction.
-    var runningCallSides: [StreamDirection: Set<String>] = [:]
-    for stream in streams where stream.node.state == .running && stream.facts.mayBeCallSide {
-        runningCallSides[stream.facts.direction, default: []].insert(stream.facts.instance)
-    }
-
     return streams.map { stream in
-        let other: StreamDirection = stream.facts.direction == .playback ? .capture : .playback
-        return StreamFacts(
+        StreamFacts(
             nodeID: stream.node.id, direction: stream.facts.direction, nodeProps: stream.node.props,
             clientProps: stream.facts.clientProps,
             override: overrides.override(nodeID: stream.node.id, appKey: stream.facts.appKey),
-            appAlsoStreamsOtherDirection: runningCallSides[other]?.contains(stream.facts.instance) ?? false,
+            instance: instances[stream.node.id] ?? .alone,
             app: stream.node.clientID.flatMap { apps[$0] })
     }
 }

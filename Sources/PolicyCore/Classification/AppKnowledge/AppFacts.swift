@@ -43,10 +43,13 @@ public struct AppFacts: Sendable, Equatable, Hashable {
                                entries: DesktopEntryIndex) -> AppFacts? {
         let props = StreamProperties(node: nodeProps, client: clientProps)
         var names = process?.names ?? []
-        if names.isEmpty, let binary = props["application.process.binary"] { names = [binary] }
+        if names.isEmpty, let binary = props["application.process.binary"] ?? ALSAPluginName.program(props) {
+            names = [binary]
+        }
         let unit = process?.cgroup.flatMap(LaunchUnit.parse(cgroupFile:))
         var facts = AppFacts(
-            entry: findEntry(props, names: names, unit: unit, entries: entries),
+            entry: findEntry(props, names: names, commandLines: [process?.arguments ?? []] + ancestors.map(\.arguments),
+                             starters: ancestors.flatMap(\.names), unit: unit, entries: entries),
             launcher: process.flatMap { LauncherMark.find(process: $0, ancestors: ancestors, unit: unit) },
             executable: process?.executable, arguments: process?.arguments ?? [])
         if let starter = ancestors.lazy.compactMap(\.name).first(where: { !AppIdentity.isInterpreter($0) }) {
@@ -61,23 +64,46 @@ public struct AppFacts: Sendable, Equatable, Hashable {
 
     /// The process's own entry, in the order of trust: the sandbox's app id
     /// (set by the daemon), the `application.id` the app gives (GApplication
-    /// and most toolkits use the desktop id), the unit the desktop launched
-    /// it in, the program it runs against `Exec`/`TryExec`.
-    static func findEntry(_ props: StreamProperties, names: [String], unit: LaunchUnit?,
-                          entries: DesktopEntryIndex) -> FoundDesktopEntry? {
+    /// and most toolkits use the desktop id), a browser's web app named on
+    /// the command line of the process or of the browser that started it
+    /// (`WebApp`), the unit the desktop launched it in when the process runs
+    /// its program, the program it runs against `Exec`/`TryExec`, and last
+    /// the unit when a process above it in the unit runs the entry's
+    /// program (a wrapper script: `0ad` runs `pyrogenesis`).
+    static func findEntry(_ props: StreamProperties, names: [String], commandLines: [[String]], starters: [String],
+                          unit: LaunchUnit?, entries: DesktopEntryIndex) -> FoundDesktopEntry? {
         if let appID = AppIdentity.sandboxAppID(props), let entry = entries.entry(flatpakID: appID) {
             return FoundDesktopEntry(entry: entry, source: .sandboxAppID(appID))
         }
         if let appID = props["application.id"], let entry = entries.entry(id: appID) {
             return FoundDesktopEntry(entry: entry, source: .applicationID(appID))
         }
-        if let unit, let entry = unit.launcher == "flatpak" ? entries.entry(flatpakID: unit.appID) : entries.entry(id: unit.appID),
-           unitDescribesProcess(unit, entry: entry, names: names) {
+        for key in commandLines.flatMap(WebApp.keys(ofCommandLine:)) {
+            if let entry = entries.entry(webAppKey: key) {
+                return FoundDesktopEntry(entry: entry, source: .webAppCommandLine(key))
+            }
+        }
+        let unitEntries = unit.map { unit in
+            unit.readings.compactMap { reading -> (LaunchUnit, DesktopEntry)? in
+                let found = reading.launcher == "flatpak" ? entries.entry(flatpakID: reading.appID) : entries.entry(id: reading.appID)
+                var read = unit
+                read.launcher = reading.launcher
+                read.appID = reading.appID
+                read.alternatives = []
+                return found.map { (read, $0) }
+            }
+        } ?? []
+        for (unit, entry) in unitEntries where unitDescribesProcess(unit, entry: entry, names: names) {
             return FoundDesktopEntry(entry: entry, source: .launchUnit(unit))
         }
         for name in names {
             if let entry = entries.entry(program: name) {
                 return FoundDesktopEntry(entry: entry, source: .program(name))
+            }
+        }
+        for (unit, entry) in unitEntries {
+            if let starter = starters.first(where: entry.programs.contains) {
+                return FoundDesktopEntry(entry: entry, source: .launchUnitStartedBy(unit, starter))
             }
         }
         return nil
@@ -87,10 +113,13 @@ public struct AppFacts: Sendable, Equatable, Hashable {
     /// starts: a terminal's shells, a panel's launches (COSMIC's app list put
     /// apps in its own scope). A Flatpak's or snap's unit is its sandbox, all
     /// of it the app; otherwise the process must run the entry's program
-    /// (or an interpreter, which runs its script).
+    /// (or an interpreter, which runs its script), or be a browser running
+    /// the web app the entry is (its program is the browser's wrapper
+    /// script, `google-chrome`, and the process the browser, `chrome`).
     static func unitDescribesProcess(_ unit: LaunchUnit, entry: DesktopEntry, names: [String]) -> Bool {
         if unit.launcher == "flatpak" || unit.launcher == "snap" || names.isEmpty { return true }
         if names.contains(where: entry.programs.contains) { return true }
+        if entry.isWebApp && names.contains(where: { KnownApps.kind(of: $0) == .browser }) { return true }
         return names.allSatisfy(AppIdentity.isInterpreter)
     }
 }
@@ -109,8 +138,19 @@ public struct FoundDesktopEntry: Sendable, Equatable, Hashable {
         case applicationID(String)
         /// The systemd unit the desktop launched it in.
         case launchUnit(LaunchUnit)
+        /// The unit, where a process above this one runs the entry's program.
+        case launchUnitStartedBy(LaunchUnit, String)
+        /// A browser's web app, by its mark on the command line (`WebApp`).
+        case webAppCommandLine(String)
         /// Its program against the entry's `Exec`/`TryExec`.
         case program(String)
+    }
+
+    /// Found through the unit of a process that started this one: the
+    /// entry is its starter's (a wrapper script's, a notification daemon's).
+    public var isTheStarters: Bool {
+        if case .launchUnitStartedBy = source { return true }
+        return false
     }
 
     /// `found by application.id`, `found by the launch unit app-gnome-…scope`.
@@ -119,6 +159,8 @@ public struct FoundDesktopEntry: Sendable, Equatable, Hashable {
         case .sandboxAppID(let id): "pipewire.access.portal.app_id = \"\(id)\""
         case .applicationID(let id): "application.id = \"\(id)\""
         case .launchUnit(let unit): "launched in \(unit.name)"
+        case .launchUnitStartedBy(let unit, let starter): "launched in \(unit.name) by \(starter)"
+        case .webAppCommandLine(let key): "its browser runs the web app \(key)"
         case .program(let name): "runs \(name)"
         }
     }

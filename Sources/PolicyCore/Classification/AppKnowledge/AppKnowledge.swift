@@ -9,12 +9,20 @@ public enum AppKnowledge {
         let props = StreamProperties(node: facts.nodeProps, client: facts.clientProps)
         let direction = facts.direction
         let tool = takesItsRoleFromItsCaller(app, props)
+        if let recording = recording(app, props: props, facts: facts) { return recording }
         if streamSaysWhatItIs(props, direction: direction, tool: tool) { return nil }
 
         if let helper = notificationHelper(app, direction: direction) { return helper }
         // A tool plays for whoever called it: only that caller says what for
         // — a notification daemon, or a person at a terminal (below).
         if tool, !typedInATerminal(app) { return nil }
+        // A file of the sound themes says what it is, whatever plays it (a
+        // script ringing the theme's bell through mpv).
+        if direction == .playback, let sound = app.arguments.dropFirst().first(where: SoundThemeFile.isSoundThemeFile) {
+            let program = app.executable ?? app.arguments.first.map(DesktopExec.basename) ?? "the program"
+            return InferredCategory(.systemSound, evidence:
+                "\(program) plays \(sound), a file of the desktop's sound themes: an alert or UI sound")
+        }
         if let found = app.entry, let decided = fromEntry(found, app: app, props: props, facts: facts) {
             return decided
         }
@@ -42,6 +50,7 @@ public enum AppKnowledge {
     static func streamSaysWhatItIs(_ props: StreamProperties, direction: StreamDirection, tool: Bool = false) -> Bool {
         if RoleInference.meterOrPlumbing(props, direction: direction) != nil { return true }
         if RoleInference.eventSound(props, direction: direction) != nil { return true }
+        if RoleInference.soundThemeSound(props, direction: direction) != nil { return true }
         if let role = props["media.role"]?.classifierTrimmed().lowercased(), RoleInference.meaning(ofRole: role) != nil {
             let jackDefault = role == "dsp" && props["client.api"]?.lowercased() == "jack"
             if (tool || !genericRoles.contains(role)) && !jackDefault { return true }
@@ -88,7 +97,9 @@ public enum AppKnowledge {
     /// `canberra-gtk-play`, `mpv` in a script) started by a notification
     /// daemon or a messenger plays that notification.
     static func notificationHelper(_ app: AppFacts, direction: StreamDirection) -> InferredCategory? {
-        guard direction == .playback, app.entry == nil, app.launcher == nil, let starter = app.starter else { return nil }
+        // An entry found through the unit its starter runs in is the starter's.
+        let ownEntry = app.entry.map { !$0.isTheStarters } ?? false
+        guard direction == .playback, !ownEntry, app.launcher == nil, let starter = app.starter else { return nil }
         let program = app.executable ?? app.arguments.first.map(DesktopExec.basename) ?? "a program"
         if notificationDaemons.contains(starter.name) {
             return InferredCategory(.systemSound, evidence:
@@ -109,23 +120,58 @@ public enum AppKnowledge {
     static func fromEntry(_ found: FoundDesktopEntry, app: AppFacts, props: StreamProperties,
                           facts: StreamFacts) -> InferredCategory? {
         let entry = found.entry
-        let launcherNames = [entry.program, app.executable].compactMap { $0 }
-        let isGameLauncher = launcherNames.contains { KnownApps.kind(of: $0) == .gameLauncher }
-            || KnownApps.kind(of: entry.id, isAppID: true) == .gameLauncher
-        let families = AppFamily.families(of: entry, isGameLauncher: isGameLauncher)
-        let categories = entry.categories.map { "\($0);" }.joined()
-        let source = "desktop entry \(entry.id) (Categories=\(categories)), \(found.how)"
-        let duplex = facts.appAlsoStreamsOtherDirection
+        let families = families(of: found, app: app)
+        let source = describe(found)
         for family in families {
             if family == .terminal { return nil }
-            if let decided = decide(family, source: source, props: props, direction: facts.direction, duplex: duplex,
-                                    launcher: app.launcher) {
+            if let decided = decide(family, source: source, props: props, direction: facts.direction,
+                                    other: facts.instance.otherSide, launcher: app.launcher) {
                 return decided.category == nil ? nil : decided.category.map {
                     InferredCategory($0, decided.options, mode: decided.mode, evidence: decided.evidence)
                 }
             }
         }
+        if entry.isWebApp { return WebAppJudgement.decide(entry, source: source, props: props, facts: facts) }
         return nil
+    }
+
+    /// The families of the entry found; a web app's entry filed under
+    /// `WebBrowser` (PWAsForFirefox copies what the site declares) is no browser.
+    static func families(of found: FoundDesktopEntry, app: AppFacts) -> [AppFamily] {
+        let entry = found.entry
+        let launcherNames = [entry.program, app.executable].compactMap { $0 }
+        let isGameLauncher = launcherNames.contains { KnownApps.kind(of: $0) == .gameLauncher }
+            || KnownApps.kind(of: entry.id, isAppID: true) == .gameLauncher
+        let families = AppFamily.families(of: entry, isGameLauncher: isGameLauncher)
+        return entry.isWebApp ? families.filter { $0 != .browser } : families
+    }
+
+    /// `desktop entry org.gnome.Rhythmbox3 (Categories=…), launched in …`;
+    /// a web app's with its name: `web app "Google Meet" (desktop entry …)`.
+    static func describe(_ found: FoundDesktopEntry) -> String {
+        let entry = found.entry
+        let categories = entry.categories.map { "\($0);" }.joined()
+        let described = "desktop entry \(entry.id) (Categories=\(categories)), \(found.how)"
+        guard entry.isWebApp else { return described }
+        return "web app \"\(entry.name ?? entry.id)\" (\(described))"
+    }
+
+    /// A capture of what plays by an app the desktop knows (`DesktopRecording`):
+    /// sound settings meter it, an effects app or a meter processes it, an
+    /// app whose entry says it records or edits records it.
+    static func recording(_ app: AppFacts, props: StreamProperties, facts: StreamFacts) -> InferredCategory? {
+        guard let what = DesktopRecording.capturesWhatPlays(props, direction: facts.direction) else { return nil }
+        if let program = app.executable, let kind = KnownApps.kind(of: program), kind == .meter || kind == .audioProcessing {
+            return InferredCategory(.audioProcessing, evidence: "\(what), by \(program) (a known \(kind.rawValue))")
+        }
+        guard let found = app.entry, !found.isTheStarters else { return nil }
+        let families = AppFamily.families(of: found.entry, isGameLauncher: false)
+        if families.contains(.settings) {
+            return InferredCategory(.audioProcessing, evidence: "\(what), by \(describe(found)): sound settings capturing, a level meter")
+        }
+        guard families.contains(where: { $0 == .recorder || $0 == .editor }) else { return nil }
+        return DesktopRecording.decide(props, direction: facts.direction, instance: facts.instance,
+                                       recorder: describe(found))
     }
 
     /// A family's decision; `category` nil means "leave it to inference"
@@ -138,8 +184,9 @@ public enum AppKnowledge {
     }
 
     static func decide(_ family: AppFamily, source: String, props: StreamProperties, direction: StreamDirection,
-                       duplex: Bool, launcher: LauncherMark?) -> Decision? {
+                       other: InstanceStream?, launcher: LauncherMark?) -> Decision? {
         let playback = direction == .playback
+        let duplex = other != nil
         switch family {
         case .terminal:
             return Decision(category: nil)
@@ -147,12 +194,12 @@ public enum AppKnowledge {
             // A game it started carries the launcher's mark; the launcher's
             // own sounds (store trailers, friends' pings) mix and are silenced
             // in silent mode; its microphone is voice chat.
-            if let launcher, launcher.launchesGames { return gameDecision(launcher.evidence, playback: playback, duplex: duplex) }
+            if let launcher, launcher.launchesGames { return gameDecision(launcher.evidence, playback: playback, other: other) }
             return playback
                 ? Decision(category: .ambient, evidence: "\(source): a game launcher's own sounds")
                 : Decision(category: .playAndRecord, evidence: "\(source): a game launcher capturing, voice chat")
         case .game:
-            return gameDecision("\(source): a game", playback: playback, duplex: duplex)
+            return gameDecision("\(source): a game", playback: playback, other: other)
         case .callApp:
             return Decision(category: .playAndRecord, evidence: "\(source): a call app")
         case .accessibility:
@@ -180,8 +227,11 @@ public enum AppKnowledge {
                 ? Decision(category: .playback, options: [.mixWithOthers], evidence: "\(source): a web browser")
                 : Decision(category: .playAndRecord, evidence: "\(source): a web browser capturing, a web call")
         case .messenger:
-            if duplex || !playback {
-                return Decision(category: .playAndRecord, evidence: "\(source): a messenger \(playback ? "in a call" : "capturing, a call")")
+            if let other {
+                return Decision(category: .playAndRecord, evidence: "\(source): a messenger in a call, its app also has \(other.description)")
+            }
+            if !playback {
+                return Decision(category: .playAndRecord, evidence: "\(source): a messenger capturing, a call")
             }
             if let (key, value) = RoleInference.namesACall(props) {
                 return Decision(category: .playAndRecord, evidence: "\(source): a messenger, \(key) = \"\(value)\" names a call")
@@ -193,18 +243,17 @@ public enum AppKnowledge {
         }
     }
 
-    static func gameDecision(_ evidence: String, playback: Bool, duplex: Bool) -> Decision {
+    static func gameDecision(_ evidence: String, playback: Bool, other: InstanceStream?) -> Decision {
         // A game with its voice chat open is one call (inference's
         // plays-and-captures step); its microphone alone is voice chat.
-        if duplex { return Decision(category: nil) }
+        if other != nil { return Decision(category: nil) }
         return playback
             ? Decision(category: .soloAmbient, evidence: evidence)
             : Decision(category: .playAndRecord, evidence: "\(evidence), capturing: voice chat")
     }
 
     static func game(evidence: String, facts: StreamFacts) -> InferredCategory? {
-        let decision = gameDecision(evidence, playback: facts.direction == .playback,
-                                    duplex: facts.appAlsoStreamsOtherDirection)
+        let decision = gameDecision(evidence, playback: facts.direction == .playback, other: facts.instance.otherSide)
         return decision.category.map { InferredCategory($0, evidence: decision.evidence) }
     }
 

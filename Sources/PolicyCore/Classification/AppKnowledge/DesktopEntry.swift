@@ -23,14 +23,25 @@ public struct DesktopEntry: Sendable, Equatable, Hashable {
     public var noDisplay: Bool
     /// `X-Flatpak`: the Flatpak app id of an exported entry.
     public var flatpakID: String?
+    /// `StartupWMClass`: the class of the app's windows (a browser's web
+    /// app: `crx_<id>`, `FFPWA-<ULID>`).
+    public var startupWMClass: String?
+    /// The keys it is known by as a browser's web app (`WebApp.keys(of:)`);
+    /// empty for any other app.
+    public private(set) var webAppKeys: [String] = []
 
     public init(id: String, name: String? = nil, categories: [String] = [], exec: String? = nil,
                 tryExec: String? = nil, program: String? = nil, hidden: Bool = false, noDisplay: Bool = false,
-                flatpakID: String? = nil) {
+                flatpakID: String? = nil, startupWMClass: String? = nil) {
         self.id = id; self.name = name; self.categories = categories; self.exec = exec; self.tryExec = tryExec
         self.program = program ?? exec.flatMap(DesktopExec.program(ofExec:))
         self.hidden = hidden; self.noDisplay = noDisplay; self.flatpakID = flatpakID
+        self.startupWMClass = startupWMClass
+        webAppKeys = WebApp.keys(of: self)
     }
+
+    /// A browser's web app: it has keys (`WebApp`).
+    public var isWebApp: Bool { !webAppKeys.isEmpty }
 
     /// Whether `Categories` has `category` (the specification's names are
     /// case-sensitive; `X-` extensions too).
@@ -64,6 +75,6 @@ public struct DesktopEntry: Sendable, Equatable, Hashable {
             categories: values["Categories"].map(DesktopEntryFile.list) ?? [],
             exec: values["Exec"], tryExec: values["TryExec"],
             hidden: values["Hidden"] == "true", noDisplay: values["NoDisplay"] == "true",
-            flatpakID: values["X-Flatpak"])
+            flatpakID: values["X-Flatpak"], startupWMClass: values["StartupWMClass"])
     }
 }

@@ -6,6 +6,7 @@ public struct DesktopEntryIndex: Sendable, Equatable {
     private var byLowercasedID: [String: DesktopEntry] = [:]
     private var byFlatpakID: [String: DesktopEntry] = [:]
     private var byProgram: [String: DesktopEntry] = [:]
+    private var byWebAppKey: [String: DesktopEntry] = [:]
 
     /// `entries` in the order of the search path: the first entry with an id
     /// wins (a user's copy in XDG_DATA_HOME hides the system's). Hidden
@@ -19,6 +20,12 @@ public struct DesktopEntryIndex: Sendable, Equatable {
         for entry in byID.values.sorted(by: Self.preferred) {
             if byLowercasedID[entry.id.lowercased()] == nil { byLowercasedID[entry.id.lowercased()] = entry }
             if let flatpak = entry.flatpakID, byFlatpakID[flatpak] == nil { byFlatpakID[flatpak] = entry }
+            // A web app's entry runs its browser: the browser's process is
+            // the web app's only when its command line or unit says so.
+            if entry.isWebApp {
+                for key in entry.webAppKeys where byWebAppKey[key] == nil { byWebAppKey[key] = entry }
+                continue
+            }
             for program in entry.programs where byProgram[program] == nil { byProgram[program] = entry }
         }
     }
@@ -39,6 +46,11 @@ public struct DesktopEntryIndex: Sendable, Equatable {
     /// GNOME Settings' panels), then the shortest id.
     public func entry(program: String) -> DesktopEntry? {
         byProgram[program]
+    }
+
+    /// The web app entry known by `key` (`WebApp.keys(ofCommandLine:)`).
+    public func entry(webAppKey key: String) -> DesktopEntry? {
+        byWebAppKey[key]
     }
 
     public var count: Int { byID.count }

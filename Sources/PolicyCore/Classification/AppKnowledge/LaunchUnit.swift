@@ -15,9 +15,27 @@ public struct LaunchUnit: Sendable, Equatable, Hashable {
     /// (`\x2d` is `-`): `org.gnome.Rhythmbox3`, `at-spi-dbus-bus`; for a snap,
     /// its desktop id `<snap>_<app>` (`firefox_firefox`).
     public var appID: String
+    /// The other ways to read the name, likelier first: its first part may
+    /// be a launcher or the start of the id (a launcher that leaves `-` in a
+    /// desktop id unescaped, `app-google-chrome-1234.scope`, reads like one
+    /// that names itself, `app-cosmic-com.system76.CosmicAppList-4376.scope`),
+    /// and its last a RANDOM or the end of the id. The entries decide which
+    /// one names an app (`AppFacts.findEntry`).
+    public var alternatives: [Reading]
 
-    public init(name: String, launcher: String?, appID: String) {
-        self.name = name; self.launcher = launcher; self.appID = appID
+    public struct Reading: Sendable, Equatable, Hashable {
+        public var launcher: String?
+        public var appID: String
+        public init(launcher: String?, appID: String) { self.launcher = launcher; self.appID = appID }
+    }
+
+    public init(name: String, launcher: String?, appID: String, alternatives: [Reading] = []) {
+        self.name = name; self.launcher = launcher; self.appID = appID; self.alternatives = alternatives
+    }
+
+    /// Its readings, the likelier first.
+    public var readings: [Reading] {
+        [Reading(launcher: launcher, appID: appID)] + alternatives
     }
 
     /// The app unit of a process from the text of its `/proc/PID/cgroup`: the
@@ -61,33 +79,71 @@ public struct LaunchUnit: Sendable, Equatable, Hashable {
             stem = stem[..<at]
         }
         // `-` separates the parts; a `-` inside the id is escaped as `\x2d`.
-        var parts = stem.split(separator: "-", omittingEmptySubsequences: false)
-        // A scope's last part is its RANDOM; a slice may carry one
-        // (`app-gnome-org.gnome.Terminal-92502.slice`), or be the app's own
-        // (`app-org.gnome.Terminal.slice`); the old autostart services ended
-        // in `-autostart`.
-        if kind == ".scope" || (kind == ".slice" && parts.count >= 2 && isRandom(parts.last!)) {
+        let parts = stem.split(separator: "-", omittingEmptySubsequences: false)
+        // A scope's last part is its RANDOM. A service or a slice may end in
+        // one (`app-rofi-easyeffects-19676.service`,
+        // `app-gnome-org.gnome.Terminal-92502.slice`) or not
+        // (`app-org.gnome.Terminal.slice`); a desktop id may look like one
+        // (`0ad`), so both are read. The old autostart services ended in
+        // `-autostart`.
+        var stems: [ArraySlice<Substring>] = []
+        if kind == ".scope" {
             guard parts.count >= 2 else { return nil }
-            parts.removeLast()
+            stems = [parts.dropLast()]
         } else if kind == ".service" && parts.count >= 2 && parts.last == "autostart" {
-            parts.removeLast()
+            stems = [parts.dropLast()]
             instance = "autostart"
+        } else if instance == nil && parts.count >= 2 && isRandom(parts.last!) {
+            stems = [parts.dropLast(), parts[...]]
+        } else {
+            stems = [parts[...]]
         }
-        var launcher: String?
-        if parts.count >= 2 && isLauncherName(parts[0]) {
-            launcher = String(parts.removeFirst())
+        var readings: [Reading] = []
+        for stem in stems {
+            for reading in Self.readings(of: stem, instance: instance) where !readings.contains(reading) {
+                readings.append(reading)
+            }
         }
-        var appID = unescape(parts.joined(separator: "-"))
-        // D-Bus activation: `app-dbus\x2d:1.37\x2dorg.a11y.atspi.Registry.slice`
-        // holds the service `org.a11y.atspi.Registry` started for bus `:1.37`.
-        if appID.hasPrefix("dbus-:"), let dash = appID.dropFirst("dbus-:".count).firstIndex(of: "-") {
-            appID = String(appID[appID.index(after: dash)...])
-            launcher = launcher ?? "dbus"
-        }
-        if launcher == nil && instance == "autostart" { launcher = "autostart" }
-        guard !appID.isEmpty else { return nil }
-        return LaunchUnit(name: name, launcher: launcher, appID: appID)
+        guard let first = readings.first else { return nil }
+        return LaunchUnit(name: name, launcher: first.launcher, appID: first.appID,
+                          alternatives: Array(readings.dropFirst()))
     }
+
+    /// A launcher's name is one word; the id after it is reverse-DNS or
+    /// escaped. So a known launcher, or a word before a dotted id, is read
+    /// as the launcher first, and the whole as the id second; any other
+    /// first word is read as part of the id first.
+    static func readings(of parts: ArraySlice<Substring>, instance: Substring?) -> [Reading] {
+        guard let head = parts.first else { return [] }
+        var readings: [Reading] = []
+        let whole = Reading(launcher: nil, appID: unescape(parts.joined(separator: "-")))
+        if parts.count >= 2 && isLauncherName(head) {
+            let rest = unescape(parts.dropFirst().joined(separator: "-"))
+            let named = Reading(launcher: String(head), appID: rest)
+            readings = knownLaunchers.contains(head.lowercased()) || rest.contains(".") ? [named, whole] : [whole, named]
+        } else {
+            readings = [whole]
+        }
+        return readings.compactMap { reading in
+            var reading = reading
+            // D-Bus activation: `app-dbus\x2d:1.37\x2dorg.a11y.atspi.Registry.slice`
+            // holds the service `org.a11y.atspi.Registry` started for bus `:1.37`.
+            if reading.appID.hasPrefix("dbus-:"), let dash = reading.appID.dropFirst("dbus-:".count).firstIndex(of: "-") {
+                reading.appID = String(reading.appID[reading.appID.index(after: dash)...])
+                reading.launcher = reading.launcher ?? "dbus"
+            }
+            if reading.launcher == nil && instance == "autostart" { reading.launcher = "autostart" }
+            return reading.appID.isEmpty ? nil : reading
+        }
+    }
+
+    /// The launchers known to name themselves in their units (systemd's
+    /// "Desktop Environment Integration": GNOME, KDE, Flatpak; COSMIC's,
+    /// Steam's game scopes, UWSM's compositors), compared in lower case.
+    static let knownLaunchers: Set<String> = [
+        "gnome", "kde", "flatpak", "snap", "cosmic", "xfce", "budgie", "lxqt", "mate", "cinnamon", "pantheon",
+        "steam", "dbus", "autostart", "sway", "hyprland", "niri", "wayfire", "river", "labwc", "rofi", "sirula",
+    ]
 
     /// `snap.firefox.firefox-2c1b….scope` → snap `firefox`, app `firefox`:
     /// the desktop id snapd exports is `firefox_firefox`.

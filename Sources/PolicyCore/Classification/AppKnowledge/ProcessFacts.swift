@@ -60,4 +60,10 @@ public struct AncestorFacts: Sendable, Equatable, Hashable {
     public var name: String? {
         executable ?? arguments.first.map(DesktopExec.basename)
     }
+
+    /// The names it goes by, its script's too (`/bin/sh /usr/games/0ad` is
+    /// `dash` and `0ad`), as `ProcessFacts.names`.
+    public var names: [String] {
+        ProcessFacts(executable: executable, arguments: arguments).names
+    }
 }
