@@ -113,8 +113,8 @@ import Testing
 
     /// WirePlumber 0.5.15's client context (lib/wp/private/client-context.c):
     /// a third client, which may get a lower id than the main one.
-    static let wirePlumber0515 = wirePlumber05.merging(["application.version": "0.5.15", "core.version": "1.6.8"]) { $1 }
-    static let wirePlumber0515Client = wirePlumber0515.merging([
+    static let wirePlumber0515 = PipeWireStackTests.wirePlumber05.merging(["application.version": "0.5.15", "core.version": "1.6.8"]) { $1 }
+    static let wirePlumber0515Client = PipeWireStackTests.wirePlumber0515.merging([
         "application.name": "WirePlumber [client]", "wireplumber.client-context": "true",
     ]) { $1 }
 
@@ -231,8 +231,8 @@ import Testing
 @Suite struct LinkedWirePlumberLibraryTests {
     /// WirePlumber 0.5.15's client context (lib/wp/private/client-context.c):
     /// a third client, which may get a lower id than the main one.
-    static let wirePlumber0515 = wirePlumber05.merging(["application.version": "0.5.15", "core.version": "1.6.8"]) { $1 }
-    static let wirePlumber0515Client = wirePlumber0515.merging([
+    static let wirePlumber0515 = PipeWireStackTests.wirePlumber05.merging(["application.version": "0.5.15", "core.version": "1.6.8"]) { $1 }
+    static let wirePlumber0515Client = PipeWireStackTests.wirePlumber0515.merging([
         "application.name": "WirePlumber [client]", "wireplumber.client-context": "true",
     ]) { $1 }
 
