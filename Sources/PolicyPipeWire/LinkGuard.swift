@@ -19,7 +19,9 @@ import Glibc
 ///
 /// Only links of playback streams into something that is not a capture
 /// stream are refused: a capture stream reading a playback stream (a peak
-/// meter, a recorder of one app) carries nothing to a sink.
+/// meter, a recorder of one app) carries nothing to a sink. Nor are the
+/// links of a loopback's or filter's playing side (`node.link-group`): it
+/// plays what other streams, gated themselves, play into it.
 public final class LinkGuard: @unchecked Sendable {
     // @unchecked: the C objects below are touched only on the guard's thread
     // (its callbacks) and while that thread is stopped (init, deinit); the
@@ -31,8 +33,9 @@ public final class LinkGuard: @unchecked Sendable {
         var refused: [UInt32: UInt32] = [:]
         /// Links destroyed and not yet gone from the registry.
         var destroying: Set<UInt32> = []
-        /// The guard's thread's view of the nodes: id → serial, class.
-        var nodes: [UInt32: (serial: UInt64?, mediaClass: String?)] = [:]
+        /// The guard's thread's view of the nodes: id → serial, class,
+        /// whether it is one side of a virtual device (`node.link-group`).
+        var nodes: [UInt32: (serial: UInt64?, mediaClass: String?, linkGroup: Bool)] = [:]
         var refusals = 0
     }
 
@@ -137,13 +140,18 @@ public final class LinkGuard: @unchecked Sendable {
         if strcmp(type, InterfaceType.node) == 0 {
             let serial = spa_dict_lookup(props, "object.serial").flatMap { UInt64(String(cString: $0)) }
             let mediaClass = spa_dict_lookup(props, "media.class").map { String(cString: $0) }
-            shared.withLock { $0.nodes[id] = (serial, mediaClass) }
+            let linkGroup = spa_dict_lookup(props, "node.link-group") != nil
+            shared.withLock { $0.nodes[id] = (serial, mediaClass, linkGroup) }
         } else if strcmp(type, InterfaceType.link) == 0 {
             func node(_ key: String) -> UInt32? { spa_dict_lookup(props, key).flatMap { UInt32(String(cString: $0)) } }
             guard let output = node("link.output.node"), let input = node("link.input.node") else { return }
             let refuse = shared.withLock { state -> Bool in
+                // The playing side of a loopback or filter (WirePlumber's
+                // role loopbacks) carries other streams, gated on their own;
+                // refused, it would stay unlinked (docs/POLICY.md, "Beside
+                // WirePlumber's role policy").
                 guard !state.gate.isOpen, let stream = state.nodes[output], stream.mediaClass == "Stream/Output/Audio",
-                      state.nodes[input]?.mediaClass != "Stream/Input/Audio",
+                      !stream.linkGroup, state.nodes[input]?.mediaClass != "Stream/Input/Audio",
                       state.gate.refuses(stream: output, serial: stream.serial) else { return false }
                 state.refused[output] = input
                 state.destroying.insert(id)

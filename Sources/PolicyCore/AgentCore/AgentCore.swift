@@ -129,6 +129,7 @@ public struct AgentCore: Sendable {
     /// decision; every decision's events are kept, in order.
     private struct Unpublished: Sendable {
         var graph: Graph
+        var roles: RoleLoopbacks
         var classified: [UInt32: ClassifiedStream]
         var decision: PolicyDecision
         var controls: ControlRequests
@@ -191,9 +192,14 @@ public struct AgentCore: Sendable {
         let silentMode = followSilentSwitch(&journal, requested: controls.silentMode, doNotDisturb: observation.doNotDisturb,
                                             graph: graph, now: now, effects: &effects)
         journal.appOverrides = controls.appOverrides.filter(\.value.persist)
-        if let change = published.stackChange(StackStatus(observation.stack)) { effects.append(.log(.notice, change)) }
+        let roles = RoleLoopbacks.observed(in: graph)
+        let takeover = RoleDuckTakeover.step(roles: roles, replaced: journal.wirePlumberDuckLevel, dryRun: identity.dryRun)
+        journal.wirePlumberDuckLevel = takeover.replaced
+        let stack = StackStatus(observation.stack, rolePolicy: Self.rolePolicyStatus(roles, takeover, dryRun: identity.dryRun))
+        if let change = published.stackChange(stack) { effects.append(.log(.notice, change)) }
 
-        let classified = classifications.classifyAll(graph: graph, overrides: controls.overrideTable, apps: observation.apps)
+        let classified = Self.withoutLoopbacks(
+            classifications.classifyAll(graph: graph, overrides: controls.overrideTable, apps: observation.apps), roles)
         let wantedMeters = Metering.wanted(classified, graph: graph, settings: config.config.settings,
                                            held: journal.memory.held)
         let resumeRequests = controls.resumeRequests.union(keyResumes)
@@ -201,13 +207,16 @@ public struct AgentCore: Sendable {
         let input = EngineInputBuilder.build(graph: graph, classified: classified, now: now,
                                              silentMode: silentMode.isOn, silentModeReason: silentMode.reason,
                                              resumeRequests: resumeRequests,
-                                             audibility: Metering.audibility(of: wantedMeters, meters: observation.meters))
+                                             audibility: Metering.audibility(of: wantedMeters, meters: observation.meters),
+                                             roles: roles)
         if input.screenCasts != screenCasts {
             effects += emit(presentingEvent(input.screenCasts), graph: graph)
             screenCasts = input.screenCasts
         }
-        let decision = engine.decide(input, memory: journal.memory)
+        var decision = engine.decide(input, memory: journal.memory)
         journal.memory = decision.memory
+        decision.streams = RoleGains.applied(to: decision.streams, roles: roles, actions: RoleActions.now(roles, graph: graph),
+                                             duckLevel: takeover.duckLevel, graph: graph)
         let plan = planner.plan(graph: graph, decisions: decision.streams, classified: classified,
                                 applied: journal.applied, linkWait: linkWait, gate: gate, refused: observation.refusedLinks,
                                 now: now)
@@ -237,6 +246,7 @@ public struct AgentCore: Sendable {
         // still knows what we changed and which players we paused.
         effects += corrections
         effects += save(journal)
+        effects += Self.effects(of: takeover)
         // Before the actions: the links they make are not to be refused.
         let nextGate = identity.dryRun ? StartGate.open
             : StartGate.after(plan, graph: graph, armed: decision.newcomersMayStartQuiet)
@@ -255,7 +265,7 @@ public struct AgentCore: Sendable {
             effects.append(.mediaKeysTarget(mirror))
         }
         let events = (unpublished?.events ?? []) + decision.events.map { (event: $0, names: decision.names) }
-        unpublished = Unpublished(graph: graph, classified: classified, decision: decision, controls: controls,
+        unpublished = Unpublished(graph: graph, roles: roles, classified: classified, decision: decision, controls: controls,
                                   players: observation.players, matches: matches, events: events,
                                   silentMode: silentMode, doNotDisturb: observation.doNotDisturb,
                                   screenCasts: input.screenCasts)
@@ -441,9 +451,14 @@ public struct AgentCore: Sendable {
         let stored = identity.dryRun ? WirePlumberStreamState.Correction(left: journal.wirePlumberKeys)
             : WirePlumberStreamState.correctAll(journal.wirePlumberKeys, graph: graph, stack: observation.stack)
         effects += stored.writes.map(AgentEffect.setMetadata)
+        // WirePlumber ducks its role loopbacks itself again.
+        if !identity.dryRun {
+            effects += RoleDuckTakeover.restore(replaced: journal.wirePlumberDuckLevel).map(AgentEffect.setMetadata)
+        }
         effects.append(.flush)
         var journal = self.journal
         journal.applied = [:]
+        journal.wirePlumberDuckLevel = nil
         journal.memory = .empty  // nothing is held or ducked any more
         journal.wirePlumberKeys = stored.standIns.merging(stored.left) { $1 }
         // Players we paused stay paused, and remembered: the next start plays
@@ -642,7 +657,8 @@ public struct AgentCore: Sendable {
         for (id, stream) in classified {
             guard let node = graph.nodes[id] else { continue }
             current[id] = StatusPublisher.streamStatus(node: node, classified: stream, decision: decision.streams[id],
-                                                       graph: graph, linkedSinks: sinks, names: decision.names,
+                                                       graph: graph, linkedSinks: sinks, roles: pending.roles,
+                                                       names: decision.names,
                                                        extraWarnings: controls.streamWarnings[id] ?? [],
                                                        player: playerOf[id])
         }

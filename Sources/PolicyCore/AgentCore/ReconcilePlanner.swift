@@ -225,7 +225,7 @@ public struct ReconcilePlanner: Sendable {
             plan.actions += converged
         }
         if let target = decision.preferredTarget, let serial = graph.nodes[target]?.serial,
-           stream.routedTo != serial, EngineInputBuilder.linkedSink(of: node.id, in: graph) != target {
+           stream.routedTo != serial, !Self.playsTo(target, stream: node.id, in: graph) {
             plan.actions.append(.setTarget(stream: node.id, targetSerial: serial))
             stream.routedTo = serial
         }
@@ -523,7 +523,9 @@ public struct ReconcilePlanner: Sendable {
     }
 
     /// Links a released stream back where it belongs: the engine's preferred
-    /// target, else the default sink (playback) or source (capture).
+    /// target, else where it was, else the target it asked for, else the
+    /// role loopback WirePlumber would link it into, else the default sink
+    /// (playback) or source (capture).
     /// Ends a hold: linked back (which starts a suspended stream), and
     /// everything the hold remembered forgotten.
     /// A stream that has not passed the start gate gets gain 0 first
@@ -553,6 +555,10 @@ public struct ReconcilePlanner: Sendable {
             target = heldFrom  // back where it played (a route-lost stream's node is gone)
         } else if let own = ownTarget(of: node, in: graph) {
             target = own
+        } else if let loopback = RoleLoopbacks.observed(in: graph).loopback(for: node) {
+            // Into the role loopback WirePlumber would use, never around it
+            // to the sink (docs/POLICY.md, "Beside WirePlumber's role policy").
+            target = loopback.input
         } else if node.streamDirection == .capture {
             target = OutputDetection.defaultInput(in: graph)
         } else {
@@ -560,6 +566,14 @@ public struct ReconcilePlanner: Sendable {
         }
         guard let target else { return [] }
         return [node.streamDirection == .capture ? .link(output: target, input: node.id) : .link(output: node.id, input: target)]
+    }
+
+    /// Whether the stream plays to `sink`: linked to it, or into a role
+    /// loopback of WirePlumber's that plays to it (moving it there would
+    /// take it around the loopback).
+    static func playsTo(_ sink: UInt32, stream: UInt32, in graph: Graph) -> Bool {
+        guard let linked = EngineInputBuilder.linkedSink(of: stream, in: graph) else { return false }
+        return linked == sink || RoleLoopbacks.observed(in: graph).resolve(linked) == sink
     }
 
     /// The links that carry the stream somewhere: all of its outputs' but

@@ -24,10 +24,12 @@ final class AgentScene {
 
     /// `settings`: SPA-JSON members of a `settings` drop-in the agent reads
     /// over the shipped config (in the sandbox's `$XDG_CONFIG_HOME`).
+    /// `roleLoopbacks`: WirePlumber's role-based policy on (`Sandbox`);
+    /// throws `SandboxError.notApplicable` on a WirePlumber without it.
     init(pulse: Bool = false, toneSeconds: Double = 30, agentEnvironment: [String: String] = [:],
-         agentArguments: [String] = [], settings: String? = nil) throws {
+         agentArguments: [String] = [], settings: String? = nil, roleLoopbacks: Bool = false) throws {
         self.agentEnvironment = agentEnvironment
-        sandbox = try Sandbox(pulse: pulse)
+        sandbox = try Sandbox(pulse: pulse, roleLoopbacks: roleLoopbacks)
         if let settings {
             let directory = sandbox.environment["XDG_CONFIG_HOME"]! + "/pw-policy/pw-policy.conf.d"
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
