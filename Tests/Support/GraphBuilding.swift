@@ -125,7 +125,7 @@ extension Graph {
     }
 
     /// The `sm-settings` metadata's id in these graphs.
-    public static let settingsMetadataID: UInt32 = 902
+    public static let settingsMetadataID: UInt32 = 903
 
     /// One of WirePlumber 0.5's role loopbacks as its example
     /// `media-role-nodes.conf` makes them: the sink streams are linked into
