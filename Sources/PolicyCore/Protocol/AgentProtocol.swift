@@ -11,6 +11,14 @@ public enum AgentProtocol {
     // Published by the agent.
     /// Subject 0: `AgentStatus`.
     public static let agentKey = "pw-policy.agent"
+
+    /// Whether a reader has the agent's entries yet. The metadata lives in
+    /// the agent's process: a client that binds it gets its entries from
+    /// the agent, after the daemon's own round trips (PipeWire 1.6 answers
+    /// them first), and the agent's status is always among them.
+    public static func hasArrived(_ metadata: Graph.Metadata) -> Bool {
+        metadata.value(subject: 0, key: agentKey) != nil
+    }
     /// Subject 0: `[OutputStatus]`.
     public static let outputsKey = "pw-policy.outputs"
     /// Subject = stream node id: `StreamStatus`.
