@@ -24,10 +24,13 @@ final class AgentScene {
 
     /// `settings`: SPA-JSON members of a `settings` drop-in the agent reads
     /// over the shipped config (in the sandbox's `$XDG_CONFIG_HOME`).
+    /// `beforeAgent` runs on the sandbox before the agent starts (a
+    /// service the agent looks for only as it starts).
     init(pulse: Bool = false, toneSeconds: Double = 30, agentEnvironment: [String: String] = [:],
-         agentArguments: [String] = [], settings: String? = nil) throws {
+         agentArguments: [String] = [], settings: String? = nil, beforeAgent: ((Sandbox) throws -> Void)? = nil) throws {
         self.agentEnvironment = agentEnvironment
         sandbox = try Sandbox(pulse: pulse)
+        try beforeAgent?(sandbox)
         if let settings {
             let directory = sandbox.environment["XDG_CONFIG_HOME"]! + "/pw-policy/pw-policy.conf.d"
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
