@@ -39,6 +39,8 @@ final class AgentContext {
     /// What the desktop's Do Not Disturb mechanisms say (unknown without a
     /// session bus).
     var doNotDisturb = DoNotDisturb.unknown
+    /// Whether the session is locked (unknown without a session bus).
+    var screenLock = ScreenLock.unknown
 
     init(options: AgentOptions, config: LoadedConfig, log: Log) throws {
         self.options = options
@@ -75,6 +77,10 @@ public final class Agent {
     private var bus: SessionBus?
     private var playerObserver: MPRISObserver?
     private var doNotDisturbObserver: DoNotDisturbObserver?
+    private var screenLockObserver: ScreenLockObserver?
+    /// The system bus, for logind's lock only; nil when it cannot be reached.
+    private var systemBus: SessionBus?
+    private var systemBusTried = false
     private var shuttingDown = false
     private var log: Log { context.log }
 
@@ -173,8 +179,44 @@ public final class Agent {
             context.players = .empty
             log.info("watching MPRIS players on the session bus")
             watchDoNotDisturb()
+            watchScreenLock()
             updateMediaKeys()
         }
+    }
+
+    /// Follows the screen lock: the screen savers on the session bus,
+    /// logind on the system bus where it can be reached (docs/POLICY.md,
+    /// "Screen lock"). A source that is not there says nothing.
+    private func watchScreenLock() {
+        guard let bus, screenLockObserver == nil else { return }
+        if !systemBusTried {
+            systemBusTried = true
+            switch SessionBus.connectSystem(on: loop) {
+            case .success(let system):
+                system.onDisconnect = { [unowned self] error in
+                    self.log.info("screen lock: the system bus went away (\(error)); logind is not followed")
+                    self.systemBus = nil
+                    self.screenLockObserver = nil
+                    self.watchScreenLock()
+                }
+                systemBus = system
+            case .failure(.unavailable(let address, let reason)):
+                log.info("screen lock: no system bus at \(address ?? "its usual place") (\(reason)); logind is not followed")
+            case .failure(.disconnected(let reason)):
+                log.info("screen lock: the system bus went away (\(reason)); logind is not followed")
+            }
+        }
+        let observer = ScreenLockObserver(sessionBus: bus, systemBus: systemBus, sources: ScreenLockSource.builtIn,
+                                          log: { [unowned self] in self.log.notice("screen lock: \($0)") }) { [unowned self] lock in
+            self.log.info("screen lock: \(lock.summary)")
+            self.context.screenLock = lock
+            self.session?.playersChanged()
+        }
+        if case .failure(let error) = observer.start() {
+            log.notice("the screen lock is not followed: \(error)")
+            return
+        }
+        screenLockObserver = observer
     }
 
     /// Follows the Do Not Disturb mechanisms the config names, on the
@@ -242,6 +284,8 @@ public final class Agent {
         context.playerActions.observer = nil
         context.doNotDisturb = .unknown
         doNotDisturbObserver = nil
+        context.screenLock = .unknown
+        screenLockObserver = nil
         context.playerActions.mediaKeysProxy = nil
         context.mediaKeysUnavailable = "no session bus"
         context.playersUnwatched = "\(error)"
@@ -251,6 +295,8 @@ public final class Agent {
     /// Everything on the loop goes before the loop itself.
     private func tearDown() {
         doNotDisturbObserver = nil
+        screenLockObserver = nil
+        systemBus = nil
         context.playerActions.mediaKeysProxy = nil
         playerObserver = nil
         bus = nil

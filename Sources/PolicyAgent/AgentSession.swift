@@ -77,11 +77,14 @@ final class AgentSession {
             refusalsLogged = refusals
             context.log.debug("start gate: \(refusals) links refused so far; unlinked since: \(linkGuard?.refused ?? [:])")
         }
-        return AgentCore.Observation(graph: graph, now: MonotonicClock.now,
-                                     stack: PipeWireStack.observed(in: graph, linkedLibraryVersion: wirePlumberProbe.version(pid:)),
-                                     players: observePlayers(graph), meters: meters.readings,
-                                     apps: context.apps.apps(in: graph), doNotDisturb: context.doNotDisturb,
-                                     mediaKeysUnavailable: context.mediaKeysUnavailable, refusedLinks: linkGuard?.refused ?? [:])
+        var observation = AgentCore.Observation(graph: graph, now: MonotonicClock.now,
+                                                stack: PipeWireStack.observed(in: graph, linkedLibraryVersion: wirePlumberProbe.version(pid:)),
+                                                players: observePlayers(graph), meters: meters.readings,
+                                                apps: context.apps.apps(in: graph), doNotDisturb: context.doNotDisturb,
+                                                mediaKeysUnavailable: context.mediaKeysUnavailable,
+                                                refusedLinks: linkGuard?.refused ?? [:])
+        observation.screenLock = context.screenLock
+        return observation
     }
 
     private func observePlayers(_ graph: Graph) -> AgentCore.PlayerObservation {

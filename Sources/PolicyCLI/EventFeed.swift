@@ -64,7 +64,7 @@ public enum EventRenderer {
         switch type {
         case "interruption-began", "held-for-route", "config-rejected", "agent-stopped": style.red
         case "duck-began": style.yellow
-        case "silenced", "silent-mode", "presenting": style.magenta
+        case "silenced", "silent-mode", "presenting", "screen-lock": style.magenta
         case "interruption-ended", "duck-ended", "unsilenced", "resumed", "agent-started": style.green
         default: style.cyan
         }

@@ -49,6 +49,7 @@ public enum StatusRenderer {
                                          + (agent.silentModeReason.map { " (\($0))" } ?? "")]))
             if let doNotDisturb = agent.doNotDisturb { rows.append(("Do Not Disturb", [doNotDisturb])) }
             if let presenting = agent.presenting { rows.append(("Presenting", presentingLines(presenting, style: style))) }
+            if let lock = agent.screenLock { rows.append(("Screen lock", [screenLockLine(lock, style: style)])) }
             if let players = agent.players { rows.append(("Players", [players])) }
             if let keys = agent.mediaKeys {
                 rows.append(("Media keys", ["→ " + keys.text] + (keys.lastKey.map { ["last key: " + $0] } ?? [])))
@@ -93,6 +94,14 @@ public enum StatusRenderer {
         }
         return casts + [presenting.silencesAlerts ? "alerts silenced (presenting.silence-alerts)"
                                                   : "alerts play (presenting.silence-alerts = false)"]
+    }
+
+    /// `locked (GNOME): silences what silent mode silences (silent.while-locked)`, `unlocked (screen saver)`.
+    static func screenLockLine(_ lock: ScreenLockStatus, style: TextStyle) -> String {
+        guard lock.locked else { return lock.text }
+        return style.magenta(lock.text) + ": "
+            + (lock.silences ? "silences what silent mode silences (silent.while-locked)"
+                             : "silences nothing (silent.while-locked = false)")
     }
 
     /// `PipeWire 0.3.65 · WirePlumber 0.4.13 · fades: stepped (no native volume ramps before PipeWire 0.3.68)`,

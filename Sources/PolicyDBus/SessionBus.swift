@@ -62,6 +62,20 @@ public final class SessionBus {
         return .success(SessionBus(bus: bus, loop: loop))
     }
 
+    /// Connects to the system bus (DBUS_SYSTEM_BUS_ADDRESS, else the
+    /// system's socket), for the few things only it says (logind's lock:
+    /// docs/POLICY.md, "Screen lock"); the same calls and matches work on it.
+    public static func connectSystem(on loop: any BusLoop) -> Result<SessionBus, SessionBusError> {
+        var bus: OpaquePointer?
+        let result = sd_bus_open_system_with_description(&bus, "pw-policy")
+        guard result >= 0, let bus else {
+            if let bus { sd_bus_unref(bus) }
+            let shown = getenv("DBUS_SYSTEM_BUS_ADDRESS").map { String(cString: $0) }
+            return .failure(.unavailable(address: shown, reason: errnoText(result)))
+        }
+        return .success(SessionBus(bus: bus, loop: loop))
+    }
+
     private init(bus: OpaquePointer, loop: any BusLoop) {
         self.bus = bus
         self.loop = loop

@@ -49,11 +49,28 @@ extension TimingSensitiveSuites {
                 player = canberra.process
                 errors = { canberra.errors }
             }
-            let ended = player.waitForExit(timeout: 15) { scene.client.loop.iterate(timeout: 0.005) }
+            // What the observer saw of the alert's stream, when: its state,
+            // Props volume and links, printed for a run that leaked.
+            var timeline: [(seconds: Double, state: String)] = []
+            let start = Date()
+            let known = Set(scene.client.graph.streams.map(\.id))
+            let ended = player.waitForExit(timeout: 15) {
+                scene.client.loop.iterate(timeout: 0.005)
+                let graph = scene.client.graph
+                let alert = graph.streams.first { $0.streamDirection == .playback && !known.contains($0.id) }
+                let state = alert.map { "\($0.state.rawValue) at \($0.volume.map { "\($0)" } ?? "-"), "
+                    + "\(graph.links(from: $0.id).count) links" } ?? "none"
+                if state != timeline.last?.state { timeline.append((Date().timeIntervalSince(start), state)) }
+            }
             #expect(ended && player.exitStatus == 0, "\(client.rawValue) did not play its alert to the end: \(errors())")
             scene.client.pump(0.2)
             recorder.stop(signal: SIGINT)
-            return try Audio.loudFrames(ofWAV: scene.sandbox.path(monitor), threshold: 0.001)
+            let loud = try Audio.loudFrames(ofWAV: scene.sandbox.path(monitor), threshold: 0.001)
+            if loud > 0 && name.hasPrefix("run") {
+                Self.report("\(name): the alert's stream " + timeline.map { String(format: "%.3f s: ", $0.seconds) + $0.state }
+                    .joined(separator: "; "))
+            }
+            return loud
         }
 
         @Test(arguments: Scene.allCases, AlertClient.allCases)

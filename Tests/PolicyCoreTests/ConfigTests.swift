@@ -245,6 +245,8 @@ enum ShippedConfigFile {
         MarkedFragment("settings = { inference = ▸yes }", "inference: expected a boolean (true or false), got a string \"yes\""),
         MarkedFragment("settings = { presenting.silence-alerts = ▸on }",
                        "presenting.silence-alerts: expected a boolean (true or false), got a string \"on\""),
+        MarkedFragment("settings = { silent.while-locked = ▸1 }",
+                       "silent.while-locked: expected a boolean (true or false), got a number 1"),
         MarkedFragment("settings = ▸[ 1 ]", "settings: expected an object, got an array"),
         MarkedFragment("▸colours = {}", "unknown section 'colours' in the configuration; expected one of: settings, categories, interactions, rules"),
         // categories

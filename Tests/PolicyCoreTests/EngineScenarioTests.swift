@@ -73,6 +73,10 @@ struct Step {
     var silent = false
     /// The screen casts shared this step (presenting).
     var screenCasts: [ScreenCast] = []
+    /// What says the session is locked this step (nil: unlocked).
+    var locked: String? = nil
+    /// Streams whose sessions their app ended with "notify others".
+    var ended: [String] = []
     var resume: [String] = []
     /// Where running streams play this step, when not their usual output.
     var playingOn: [String: UInt32] = [:]
@@ -87,11 +91,12 @@ struct Step {
     static func at(_ time: Double?, running: [String] = [], unlinked: [String] = [], present: [String]? = nil,
                    outputs: [OutputInput]? = nil,
                    defaultOutput: UInt32? = speakers.id, silent: Bool = false, screenCasts: [ScreenCast] = [],
+                   locked: String? = nil, ended: [String] = [],
                    resume: [String] = [], playingOn: [String: UInt32] = [:], expect: [String: Expect] = [:],
                    events: [ExpectedEvent]? = nil, wakeup: Double?? = nil) -> Step {
         Step(at: time, running: running, unlinked: unlinked, present: present, outputs: outputs, defaultOutput: defaultOutput,
-             silent: silent, screenCasts: screenCasts, resume: resume, playingOn: playingOn, expect: expect, events: events,
-             wakeup: wakeup)
+             silent: silent, screenCasts: screenCasts, locked: locked, ended: ended, resume: resume, playingOn: playingOn,
+             expect: expect, events: events, wakeup: wakeup)
     }
 
     /// A step at the time the previous decision asked to be woken.
@@ -152,7 +157,8 @@ struct Scenario {
             }
             let input = PolicyInput(now: now, streams: inputs, outputs: outputs, defaultOutput: step.defaultOutput,
                                     silentMode: step.silent, resumeRequests: Set(step.resume.map { stream($0).id }),
-                                    screenCasts: step.screenCasts)
+                                    screenCasts: step.screenCasts, screenLocked: step.locked,
+                                    endedSessions: Set(step.ended.map { stream($0).session }))
             let decision = engine.decide(input, memory: memory)
             check(step, number: number + 1, decision, sourceLocation: sourceLocation)
             memory = decision.memory

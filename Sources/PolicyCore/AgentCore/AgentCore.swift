@@ -40,6 +40,8 @@ public struct AgentCore: Sendable {
         /// The streams whose new links the start gate destroyed (`AgentEffect.gate`)
         /// and are still unlinked: stream → the node it was being linked to.
         public var refusedLinks: [UInt32: UInt32]
+        /// Whether the session is locked (docs/POLICY.md, "Screen lock").
+        public var screenLock = ScreenLock.unknown
         public init(graph: Graph, now: Double, stack: PipeWireStack, players: PlayerObservation = .unwatched("not connected"),
                     meters: Meters = Meters(), apps: [UInt32: AppFacts] = [:], doNotDisturb: DoNotDisturb = .unknown,
                     mediaKeysUnavailable: String? = nil, refusedLinks: [UInt32: UInt32] = [:]) {
@@ -107,6 +109,9 @@ public struct AgentCore: Sendable {
     /// (docs/POLICY.md, "Presenting"). Not journaled: a restarted agent tells
     /// of a cast it finds.
     private var screenCasts: [ScreenCast] = []
+    /// The screen lock at the last reconcile: a change is an event
+    /// (AgentCore+ScreenLock). Not journaled either.
+    var screenLock = ScreenLock.unknown
 
     /// The media keys (docs/PLAYERS.md, "Media keys"): what they remember,
     /// where they go as of the latest reconcile, what that one saw.
@@ -139,6 +144,7 @@ public struct AgentCore: Sendable {
         var silentMode: SilentMode
         var doNotDisturb: DoNotDisturb
         var screenCasts: [ScreenCast]
+        var screenLock: ScreenLock
     }
 
     public init(identity: Identity, config: LoadedConfig, journal: AgentJournal) throws {
@@ -191,6 +197,7 @@ public struct AgentCore: Sendable {
         effects += published.newWarnings(controls.warnings).map { .log(.warning, $0) }
         let silentMode = followSilentSwitch(&journal, requested: controls.silentMode, doNotDisturb: observation.doNotDisturb,
                                             graph: graph, now: now, effects: &effects)
+        let screenLocked = followScreenLock(observation.screenLock, graph: graph, effects: &effects)
         journal.appOverrides = controls.appOverrides.filter(\.value.persist)
         let roles = RoleLoopbacks.observed(in: graph)
         let takeover = RoleDuckTakeover.step(roles: roles, replaced: journal.wirePlumberDuckLevel, dryRun: identity.dryRun)
@@ -208,7 +215,7 @@ public struct AgentCore: Sendable {
                                              silentMode: silentMode.isOn, silentModeReason: silentMode.reason,
                                              resumeRequests: resumeRequests,
                                              audibility: Metering.audibility(of: wantedMeters, meters: observation.meters),
-                                             roles: roles)
+                                             screenLocked: screenLocked, roles: roles)
         if input.screenCasts != screenCasts {
             effects += emit(presentingEvent(input.screenCasts), graph: graph)
             screenCasts = input.screenCasts
@@ -268,7 +275,7 @@ public struct AgentCore: Sendable {
         unpublished = Unpublished(graph: graph, roles: roles, classified: classified, decision: decision, controls: controls,
                                   players: observation.players, matches: matches, events: events,
                                   silentMode: silentMode, doNotDisturb: observation.doNotDisturb,
-                                  screenCasts: input.screenCasts)
+                                  screenCasts: input.screenCasts, screenLock: observation.screenLock)
         if wantedMeters != metered {
             metered = wantedMeters
             effects.append(.meter(wantedMeters))
@@ -597,7 +604,7 @@ public struct AgentCore: Sendable {
 
     /// Numbers an event, logs it at `level` (nil: logged already), and
     /// publishes it for `pw-policy monitor`.
-    private mutating func emit(_ record: EventRecord, graph: Graph, level: LogLevel? = .info) -> [AgentEffect] {
+    mutating func emit(_ record: EventRecord, graph: Graph, level: LogLevel? = .info) -> [AgentEffect] {
         var record = record
         eventSeq += 1
         record.seq = eventSeq
@@ -678,7 +685,9 @@ public struct AgentCore: Sendable {
                                 silentModeReason: pending.silentMode.reason, silentChoice: journal.silentChoice,
                                 doNotDisturb: pending.doNotDisturb.summary, mediaKeys: mediaKeysStatus,
                                 presenting: PresentingStatus(screenCasts: pending.screenCasts,
-                                                             silencesAlerts: config.config.settings.presentingSilencesAlerts))
+                                                             silencesAlerts: config.config.settings.presentingSilencesAlerts),
+                                screenLock: ScreenLockStatus(pending.screenLock,
+                                                             silences: config.config.settings.silenceWhileLocked))
         for (key, value) in [(AgentProtocol.agentKey, StatusPublisher.json(agent)),
                              (AgentProtocol.outputsKey, StatusPublisher.json(StatusPublisher.outputs(graph: graph)))]
             where published.global[key] != value {

@@ -65,13 +65,16 @@ public struct Settings: Sendable, Equatable {
     /// While the screen is shared (a screen cast linked to a consumer), system
     /// sounds are silenced as during a recording (docs/POLICY.md, "Presenting").
     public var presentingSilencesAlerts: Bool
+    /// While the session is locked, what silent mode silences is silenced
+    /// too (docs/POLICY.md, "Screen lock").
+    public var silenceWhileLocked: Bool
 
     public init(duckLevel: Double, fadeDownMs: Int, fadeUpMs: Int, debounceMs: Int,
                 defaultCategory: Category, defaultOptions: Set<PolicyOption>, inference: Bool = true,
                 resumeOnReturn: Bool = false, resumeOnReturnMs: Int = 30_000,
                 duckWhileAudible: Bool = true, duckQuietHoldMs: Int = 300, soloAmbientMixesWithPlaying: Bool = true,
                 followDoNotDisturb: Bool = true, doNotDisturbSources: [DoNotDisturbSource] = [],
-                mediaKeys: Bool = true, presentingSilencesAlerts: Bool = true) {
+                mediaKeys: Bool = true, presentingSilencesAlerts: Bool = true, silenceWhileLocked: Bool = true) {
         self.duckLevel = duckLevel; self.fadeDownMs = fadeDownMs; self.fadeUpMs = fadeUpMs
         self.debounceMs = debounceMs; self.defaultCategory = defaultCategory
         self.defaultOptions = defaultOptions; self.inference = inference
@@ -81,6 +84,7 @@ public struct Settings: Sendable, Equatable {
         self.followDoNotDisturb = followDoNotDisturb; self.doNotDisturbSources = doNotDisturbSources
         self.mediaKeys = mediaKeys
         self.presentingSilencesAlerts = presentingSilencesAlerts
+        self.silenceWhileLocked = silenceWhileLocked
     }
 
     /// Every Do Not Disturb mechanism watched: the built-in ones, then the config's.

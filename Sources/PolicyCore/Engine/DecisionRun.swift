@@ -112,6 +112,9 @@ struct WorkingSession {
     var silencedBySilentMode = false
     /// A system sound while the screen is shared (docs/POLICY.md, "Presenting").
     var silencedWhilePresenting = false
+    /// A category silent mode silences, while the session is locked
+    /// (docs/POLICY.md, "Screen lock").
+    var silencedWhileLocked = false
     /// A solo-ambient session mixing as ambient because this earlier session
     /// of another app was playing when it started (`yieldToPlayingAudio`).
     var mixesBecause: Int?
@@ -124,7 +127,7 @@ struct WorkingSession {
     var isSilenced: Bool { silencedOutright || silencer != nil }
     /// Silenced whatever else plays (silent mode, presenting): it is not
     /// heard, so it takes no part in holds and effects.
-    var silencedOutright: Bool { silencedBySilentMode || silencedWhilePresenting }
+    var silencedOutright: Bool { silencedBySilentMode || silencedWhilePresenting || silencedWhileLocked }
     /// Ducking is remembered (and reported) only for sessions not held.
     var rememberedDuck: Double? { takesPart && hold == nil ? duckLevel : nil }
 

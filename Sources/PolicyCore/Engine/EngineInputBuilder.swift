@@ -6,7 +6,8 @@ public enum EngineInputBuilder {
     /// unlinked — never the loopback itself.
     public static func build(graph: Graph, classified: [UInt32: ClassifiedStream], now: Double,
                              silentMode: Bool, silentModeReason: String = "", resumeRequests: Set<UInt32>,
-                             audibility: [UInt32: Audibility] = [:], roles: RoleLoopbacks = .none) -> PolicyInput {
+                             audibility: [UInt32: Audibility] = [:], screenLocked: String? = nil,
+                             endedSessions: Set<SessionKey> = [], roles: RoleLoopbacks = .none) -> PolicyInput {
         let sinks = linkedSinks(in: graph)
         let linkedInputs = Set(graph.links.values.map(\.inputNode))
         let streams = classified.keys.sorted().compactMap { id -> StreamInput? in
@@ -23,7 +24,8 @@ public enum EngineInputBuilder {
         return PolicyInput(now: now, streams: streams, outputs: OutputDetection.outputs(in: graph),
                            defaultOutput: OutputDetection.defaultOutput(in: graph), silentMode: silentMode,
                            silentModeReason: silentModeReason, resumeRequests: resumeRequests,
-                           screenCasts: ScreenCastDetection.casts(in: graph))
+                           screenCasts: ScreenCastDetection.casts(in: graph), screenLocked: screenLocked,
+                           endedSessions: endedSessions)
     }
 
     /// The node a playback stream's output ports are linked to (its sink);

@@ -24,6 +24,9 @@ extension DecisionRun {
             if sessions[index].silencedBySilentMode {
                 effects.append(EffectLine(kind: .silentMode, by: ClassCode.categoryIndex(sessions[index].category), rule: -1))
             }
+            if sessions[index].silencedWhileLocked {
+                effects.append(EffectLine(kind: .screenLocked, by: ClassCode.categoryIndex(sessions[index].category), rule: -1))
+            }
             if sessions[index].silencedWhilePresenting, let cast = silencingScreenCast {
                 effects.append(EffectLine(kind: .presenting, by: Int(cast.node), rule: -1))
             }
@@ -74,6 +77,9 @@ extension DecisionRun {
             "held: interrupted by \(appName(effect.by)); released without resuming when it ends (\(ruleReference(effect.rule)))"
         case .silentMode:
             "silenced: silent mode\(input.silentModeReason.isEmpty ? "" : ", \(input.silentModeReason)")"
+                + " (\(ClassCode.categories[effect.by].rawValue) is silenced in silent mode)"
+        case .screenLocked:
+            "silenced: the screen is locked (\(input.screenLocked ?? "locked"); silent.while-locked)"
                 + " (\(ClassCode.categories[effect.by].rawValue) is silenced in silent mode)"
         case .presenting:
             "silenced: the screen is being shared (\(silencingScreenCast?.description ?? "node \(effect.by)"); presenting.silence-alerts)"
@@ -141,6 +147,8 @@ struct EffectLine: Hashable {
         case waiting, interruptedResumable, interrupted, silentMode, silenced, ducked
         /// A system sound while the screen is shared (`by`: the screen cast's node).
         case presenting
+        /// A category silent mode silences, while the session is locked (`by`: the category's index).
+        case screenLocked
         /// An inactive session: what it would meet if it started now.
         case standbyWait, standbySilenced, standbyDucked
         /// A solo-ambient session that started while another app played.

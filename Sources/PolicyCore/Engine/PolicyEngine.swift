@@ -20,6 +20,7 @@ public struct PolicyEngine: Sendable {
         run.yieldToPlayingAudio()
         run.silenceForSilentMode()
         run.silenceWhilePresenting()
+        run.silenceWhileLocked()
         run.orderActiveSessions()
         run.resolveHolds()
         run.resolveEffects()

@@ -16,13 +16,23 @@ public struct PolicyInput: Sendable, Equatable {
     /// The screen casts shared now: while there is one, the session is
     /// presenting (docs/POLICY.md, "Presenting").
     public var screenCasts: [ScreenCast]
+    /// While the session is locked and locking silences (`silent.while-locked`):
+    /// what says it is locked ("GNOME"), for explain; nil otherwise. What
+    /// silent mode silences is silenced (docs/POLICY.md, "Screen lock").
+    public var screenLocked: String?
+    /// Engine sessions whose app said it is done and asked that the
+    /// sessions it interrupted be told at once (an audio session's
+    /// `Deactivate(true)`, docs/API.md): no debounce gap keeps them active
+    /// once their streams stop.
+    public var endedSessions: Set<SessionKey>
 
     public init(now: Double, streams: [StreamInput], outputs: [OutputInput], defaultOutput: UInt32? = nil,
                 silentMode: Bool = false, silentModeReason: String = "", resumeRequests: Set<UInt32> = [],
-                screenCasts: [ScreenCast] = []) {
+                screenCasts: [ScreenCast] = [], screenLocked: String? = nil, endedSessions: Set<SessionKey> = []) {
         self.now = now; self.streams = streams; self.outputs = outputs
         self.defaultOutput = defaultOutput; self.silentMode = silentMode; self.silentModeReason = silentModeReason
         self.resumeRequests = resumeRequests; self.screenCasts = screenCasts
+        self.screenLocked = screenLocked; self.endedSessions = endedSessions
     }
 }
 

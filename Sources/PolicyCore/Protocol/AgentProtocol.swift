@@ -11,6 +11,14 @@ public enum AgentProtocol {
     // Published by the agent.
     /// Subject 0: `AgentStatus`.
     public static let agentKey = "pw-policy.agent"
+
+    /// Whether a reader has the agent's entries yet. The metadata lives in
+    /// the agent's process: a client that binds it gets its entries from
+    /// the agent, after the daemon's own round trips (PipeWire 1.6 answers
+    /// them first), and the agent's status is always among them.
+    public static func hasArrived(_ metadata: Graph.Metadata) -> Bool {
+        metadata.value(subject: 0, key: agentKey) != nil
+    }
     /// Subject 0: `[OutputStatus]`.
     public static let outputsKey = "pw-policy.outputs"
     /// Subject = stream node id: `StreamStatus`.
@@ -84,14 +92,33 @@ public struct AgentStatus: Codable, Sendable, Equatable {
     /// Whether the screen is shared and whether that silences alerts
     /// (docs/POLICY.md, "Presenting"); absent from agents older than this field.
     public var presenting: PresentingStatus?
+    /// Whether the session is locked and whether that silences (docs/POLICY.md,
+    /// "Screen lock"); absent from agents older than this field.
+    public var screenLock: ScreenLockStatus?
     public init(pid: Int32, version: String, startedAt: String, configFiles: [String], configError: String?,
                 dryRun: Bool, silentMode: Bool, stack: StackStatus? = nil, players: String? = nil,
                 silentModeReason: String? = nil, silentChoice: SilentChoice? = nil, doNotDisturb: String? = nil,
-                mediaKeys: MediaKeysStatus? = nil, presenting: PresentingStatus? = nil) {
+                mediaKeys: MediaKeysStatus? = nil, presenting: PresentingStatus? = nil, screenLock: ScreenLockStatus? = nil) {
         self.pid = pid; self.version = version; self.startedAt = startedAt; self.configFiles = configFiles
         self.configError = configError; self.dryRun = dryRun; self.silentMode = silentMode; self.stack = stack
         self.players = players; self.silentModeReason = silentModeReason; self.silentChoice = silentChoice
         self.doNotDisturb = doNotDisturb; self.mediaKeys = mediaKeys; self.presenting = presenting
+        self.screenLock = screenLock
+    }
+}
+
+/// `AgentStatus.screenLock`: whether the session is locked, in a line
+/// ("locked (GNOME)", "unlocked (screen saver)", "no lock mechanism
+/// answers"), and whether locking silences (`silent.while-locked`).
+public struct ScreenLockStatus: Codable, Sendable, Equatable {
+    public var locked: Bool
+    public var text: String
+    public var silences: Bool
+    public init(locked: Bool, text: String, silences: Bool) {
+        self.locked = locked; self.text = text; self.silences = silences
+    }
+    public init(_ lock: ScreenLock, silences: Bool) {
+        self.init(locked: lock.isLocked, text: lock.summary, silences: silences)
     }
 }
 
@@ -326,7 +353,7 @@ public struct EventRecord: Codable, Sendable, Equatable {
     public var seq: UInt64
     /// "stream-classified", "interruption-began", "interruption-ended", "duck-began",
     /// "duck-ended", "silenced", "unsilenced", "route-changed", "held-for-route",
-    /// "resumed", "silent-mode", "presenting", "config-reloaded", "config-rejected", "media-key".
+    /// "resumed", "silent-mode", "presenting", "screen-lock", "config-reloaded", "config-rejected", "media-key".
     public var type: String
     /// A one-line human description.
     public var text: String

@@ -44,6 +44,7 @@ struct InMemoryDaemon {
     var wirePlumberSaved: [String: Float] = [:]
     /// What the desktop's Do Not Disturb mechanisms say.
     var doNotDisturb = DoNotDisturb.unknown
+    var screenLock = ScreenLock.unknown
     static let routeSettingsID: UInt32 = 902
 
     /// The shipped defaults; speakers (1, default), headphones (2), a mic (3);
@@ -65,9 +66,11 @@ struct InMemoryDaemon {
     }
 
     var observation: AgentCore.Observation {
-        AgentCore.Observation(graph: graph, now: now, stack: stack,
+        var observation = AgentCore.Observation(graph: graph, now: now, stack: stack,
                               players: players.map { .watched($0, ancestry: [:]) } ?? .unwatched("no session bus"),
                               meters: meters, doNotDisturb: doNotDisturb)
+        observation.screenLock = screenLock
+        return observation
     }
 
     /// A playback stream with `media.role`, linked to `sink` by link `id + 100`.
