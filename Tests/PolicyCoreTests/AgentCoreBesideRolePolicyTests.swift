@@ -87,6 +87,25 @@ import PolicyTestSupport
         #expect(daemon.status(10)?.explanation.contains { $0.contains("ducked there to 0.30 while \"Navigation\"") } == true)
     }
 
+    /// An alert WirePlumber puts above everything corks the music's
+    /// loopback; the agent's own matrix lets a new player start at full gain
+    /// (the newer wins), but WirePlumber's level for it is 0: the start gate
+    /// is armed for it, so its first samples wait for that gain.
+    @Test func theStartGateIsArmedWhileWirePlumbersRolePolicyLowersALoopback() throws {
+        var daemon = try Self.daemon()
+        daemon.connect()
+        daemon.settle()
+        #expect(!daemon.gate.armed, "nothing plays")
+        Self.play(13, role: "Alert", into: 30, &daemon)
+        daemon.now += 1
+        daemon.settle()
+        #expect(daemon.gate.armed, "the alert corks every lower role")
+        daemon.stop(13)
+        daemon.now += 1
+        daemon.settle()
+        #expect(!daemon.gate.armed)
+    }
+
     @Test func aStreamWirePlumberCorkedIsLinkedBackIntoItsLoopbackNotAroundIt() throws {
         var daemon = try Self.daemon()
         daemon.connect()

@@ -302,9 +302,11 @@ import PolicyTestSupport
         #expect(RoleDuckTakeover.step(roles: roles, replaced: scenario.replaced, dryRun: scenario.dryRun) == scenario.expected)
     }
 
-    @Test func atExitTheSettingIsPutBack() {
-        #expect(RoleDuckTakeover.restore(replaced: "0.3") == [Self.write("0.3")])
-        #expect(RoleDuckTakeover.restore(replaced: nil).isEmpty)
+    @Test func atExitTheSettingIsPutBackUnlessSomeoneChangedItSince() {
+        #expect(RoleDuckTakeover.restore(replaced: "0.3", current: "1.0") == [Self.write("0.3")])
+        #expect(RoleDuckTakeover.restore(replaced: nil, current: "1.0").isEmpty, "the user's own 1")
+        #expect(RoleDuckTakeover.restore(replaced: "0.3", current: "0.5").isEmpty, "set since: the user's")
+        #expect(RoleDuckTakeover.restore(replaced: "0.3", current: nil).isEmpty, "no WirePlumber to tell")
     }
 
     @Test func theStackLineSaysTheRolePolicyIsActive() {

@@ -222,7 +222,8 @@ public struct AgentCore: Sendable {
         }
         var decision = engine.decide(input, memory: journal.memory)
         journal.memory = decision.memory
-        decision.streams = RoleGains.applied(to: decision.streams, roles: roles, actions: RoleActions.now(roles, graph: graph),
+        let roleActions = RoleActions.now(roles, graph: graph)
+        decision.streams = RoleGains.applied(to: decision.streams, roles: roles, actions: roleActions,
                                              duckLevel: takeover.duckLevel, graph: graph)
         let plan = planner.plan(graph: graph, decisions: decision.streams, classified: classified,
                                 applied: journal.applied, linkWait: linkWait, gate: gate, refused: observation.refusedLinks,
@@ -256,7 +257,7 @@ public struct AgentCore: Sendable {
         effects += Self.effects(of: takeover)
         // Before the actions: the links they make are not to be refused.
         let nextGate = identity.dryRun ? StartGate.open
-            : StartGate.after(plan, graph: graph, armed: decision.newcomersMayStartQuiet)
+            : StartGate.after(plan, graph: graph, armed: decision.newcomersMayStartQuiet || roleActions.lowersSome)
         if nextGate != gate {
             gate = nextGate
             effects.append(.gate(nextGate))
@@ -460,7 +461,8 @@ public struct AgentCore: Sendable {
         effects += stored.writes.map(AgentEffect.setMetadata)
         // WirePlumber ducks its role loopbacks itself again.
         if !identity.dryRun {
-            effects += RoleDuckTakeover.restore(replaced: journal.wirePlumberDuckLevel).map(AgentEffect.setMetadata)
+            effects += RoleDuckTakeover.restore(replaced: journal.wirePlumberDuckLevel,
+                                                current: RoleLoopbacks.duckLevelSetting(in: graph)).map(AgentEffect.setMetadata)
         }
         effects.append(.flush)
         var journal = self.journal

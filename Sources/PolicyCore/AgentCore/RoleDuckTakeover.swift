@@ -68,8 +68,11 @@ public enum RoleDuckTakeover {
         return step
     }
 
-    /// At exit: the setting back as the agent found it.
-    public static func restore(replaced: String?) -> [MetadataWrite] {
-        replaced.map { [write($0)] } ?? []
+    /// At exit: the setting back as the agent found it, unless someone set
+    /// another since (`current`, what `sm-settings` says now, is not the
+    /// agent's 1: a `wpctl settings` after a crash, a restarted WirePlumber).
+    public static func restore(replaced: String?, current: String?) -> [MetadataWrite] {
+        guard let replaced, RoleLoopbacks.level(current) == 1 else { return [] }
+        return [write(replaced)]
     }
 }

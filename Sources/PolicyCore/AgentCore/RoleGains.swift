@@ -8,14 +8,14 @@
 /// duck, and 0 to cork (a link WirePlumber cannot cork — one the agent made
 /// when it released the stream — is silenced instead).
 public enum RoleGains {
-    /// The loopback a playback stream plays through: the one its links go
-    /// into; while it has none, the one WirePlumber would link it into by
-    /// its role (so that it starts at its level from the first sample).
-    public static func loopback(of node: Graph.Node, roles: RoleLoopbacks, graph: Graph) -> RoleLoopbacks.Loopback? {
+    /// The loopback a playback stream plays through: the one it is linked
+    /// into (`linkedSink`, `EngineInputBuilder.linkedSink`); while it is
+    /// linked nowhere, the one WirePlumber would link it into by its role
+    /// (so that it starts at its level from the first sample).
+    public static func loopback(of node: Graph.Node, linkedSink: UInt32?, roles: RoleLoopbacks) -> RoleLoopbacks.Loopback? {
         guard roles.isActive, node.streamDirection == .playback else { return nil }
-        let links = ReconcilePlanner.outputLinks(of: node.id, in: graph)
-        guard let first = links.first else { return roles.loopback(for: node) }
-        return roles.loopback(input: first.inputNode)
+        guard let linkedSink else { return roles.loopback(for: node) }
+        return roles.loopback(input: linkedSink)
     }
 
     /// The decisions with WirePlumber's level applied, and a line in the
@@ -23,9 +23,12 @@ public enum RoleGains {
     public static func applied(to decisions: [UInt32: StreamDecision], roles: RoleLoopbacks, actions: RoleActions,
                                duckLevel: Double, graph: Graph) -> [UInt32: StreamDecision] {
         guard roles.isActive else { return decisions }
+        // Every stream's sink in one pass over the links, not a pass per stream.
+        let sinks = EngineInputBuilder.linkedSinks(in: graph)
         var result = decisions
         for (id, decision) in decisions {
-            guard let node = graph.nodes[id], let loopback = loopback(of: node, roles: roles, graph: graph) else { continue }
+            guard let node = graph.nodes[id],
+                  let loopback = loopback(of: node, linkedSink: sinks[id], roles: roles) else { continue }
             var decision = decision
             let action = actions.action(on: loopback.input)
             let level: Double

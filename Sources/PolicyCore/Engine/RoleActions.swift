@@ -25,6 +25,10 @@ public struct RoleActions: Sendable, Equatable {
 
     public func action(on loopback: UInt32) -> RoleLoopbacks.Action { actions[loopback] ?? .mix }
 
+    /// Whether some loopback is ducked or corked: a stream that starts now
+    /// may have to start below full gain.
+    public var lowersSome: Bool { !actions.isEmpty }
+
     /// From the graph's links: a link of an application's playback stream
     /// (not a loopback's own playing side, not a monitor, not one of the
     /// agent's nodes) into a loopback's input is one of WirePlumber's role

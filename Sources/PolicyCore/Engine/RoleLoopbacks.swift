@@ -107,7 +107,7 @@ public struct RoleLoopbacks: Sendable, Equatable {
         }
         let settings = graph.metadata(named: settingsMetadata)
         // Read without loopbacks too: the agent gives the setting back when they go.
-        let duckLevelSetting = settings?.value(subject: 0, key: duckLevelKey)
+        let duckLevelSetting = duckLevelSetting(in: graph)
         guard !inputs.isEmpty else { return RoleLoopbacks(duckLevelSetting: duckLevelSetting) }
         let defaultRole = settings?.value(subject: 0, key: defaultRoleKey)
             .flatMap { try? SPAJSONParser.parseValue($0) }?.string
@@ -131,6 +131,11 @@ public struct RoleLoopbacks: Sendable, Equatable {
     static func isRoleTarget(_ node: Graph.Node) -> Bool {
         let marked = node.props["policy.role-based.target"].map { $0 == "true" || $0 == "1" } ?? false
         return marked || (node.name?.hasPrefix(inputNamePrefix) ?? false)
+    }
+
+    /// `linking.role-based.duck-level` as `sm-settings` shows it now.
+    public static func duckLevelSetting(in graph: Graph) -> String? {
+        graph.metadata(named: settingsMetadata)?.value(subject: 0, key: duckLevelKey)
     }
 
     /// A loopback's input side, from its own properties: a sink with a link
