@@ -55,6 +55,7 @@ final class AgentSession {
         actions.onCreatedLinksChange = { [unowned self] count in self.context.log.debug("link proxies held: \(count)") }
         mirror.onInitialSync = { [unowned self] in
             self.isReady = true
+            if let own = connection.clientID { self.linkGuard?.trustLinks(ofClient: own) }
             guard !self.context.options.restoreOnly else { return }
             self.context.log.notice("connected to PipeWire at '\(connection.remote)'; \(self.mirror.graph.streams.count) streams")
             self.executor.execute(self.context.core.connected(self.observe()), flushingActionsFirst: true)

@@ -34,6 +34,8 @@ public final class LinkGuard: @unchecked Sendable {
         /// The guard's thread's view of the nodes: id → serial, class.
         var nodes: [UInt32: (serial: UInt64?, mediaClass: String?)] = [:]
         var refusals = 0
+        /// Clients whose links are never refused: the agent's own.
+        var trusted: Set<UInt32> = []
     }
 
     private let shared = Mutex(Shared())
@@ -117,6 +119,9 @@ public final class LinkGuard: @unchecked Sendable {
     /// How many links were refused so far (the log says it).
     public var refusals: Int { shared.withLock { $0.refusals } }
 
+    /// Links made by `client` (the agent's own connection) are never refused.
+    public func trustLinks(ofClient client: UInt32) { shared.withLock { _ = $0.trusted.insert(client) } }
+
     /// The agent linked the stream: its refusal is answered (the next
     /// reconcile may come before the link shows in the graph).
     public func linked(_ stream: UInt32) { shared.withLock { _ = $0.refused.removeValue(forKey: stream) } }
@@ -141,8 +146,10 @@ public final class LinkGuard: @unchecked Sendable {
         } else if strcmp(type, InterfaceType.link) == 0 {
             func node(_ key: String) -> UInt32? { spa_dict_lookup(props, key).flatMap { UInt32(String(cString: $0)) } }
             guard let output = node("link.output.node"), let input = node("link.input.node") else { return }
+            let creator = node("client.id")
             let refuse = shared.withLock { state -> Bool in
-                guard !state.gate.isOpen, let stream = state.nodes[output], stream.mediaClass == "Stream/Output/Audio",
+                guard !state.gate.isOpen, creator.map({ !state.trusted.contains($0) }) ?? true,
+                      let stream = state.nodes[output], stream.mediaClass == "Stream/Output/Audio",
                       state.nodes[input]?.mediaClass != "Stream/Input/Audio",
                       state.gate.refuses(stream: output, serial: stream.serial) else { return false }
                 state.refused[output] = input
