@@ -36,6 +36,8 @@ public final class LinkGuard: @unchecked Sendable {
         var refusals = 0
         /// Clients whose links are never refused: the agent's own.
         var trusted: Set<UInt32> = []
+        /// The thread's nice level once it tried to raise it (nil: not yet).
+        var priority: (nice: Int32, raised: Bool)?
     }
 
     private let shared = Mutex(Shared())
@@ -136,9 +138,30 @@ public final class LinkGuard: @unchecked Sendable {
         return graph
     }
 
+    /// The guard thread's nice level and whether raising it worked (nil
+    /// until the thread ran); the agent logs it.
+    public var priority: (nice: Int32, raised: Bool)? { shared.withLock { $0.priority } }
+
+    /// The nice level the guard's thread asks for: PipeWire's own main
+    /// thread's (what RTKit grants it), so that a busy desktop — or the
+    /// builds beside a test suite — does not starve the one thread whose
+    /// answer must come within a graph cycle. Where the process may not
+    /// raise it (no CAP_SYS_NICE, RLIMIT_NICE too low) it stays as it is.
+    public static let niceLevel: Int32 = -11
+
     // MARK: the guard's thread
 
+    private func raisePriorityOnce() {
+        guard shared.withLock({ $0.priority == nil }) else { return }
+        let thread = id_t(cpw_gettid())
+        let raised = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), thread, Self.niceLevel) == 0
+        errno = 0
+        let nice = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), thread)
+        shared.withLock { $0.priority = (nice, raised) }
+    }
+
     private func global(id: UInt32, type: UnsafePointer<CChar>, props: UnsafePointer<spa_dict>?) {
+        raisePriorityOnce()
         if strcmp(type, InterfaceType.node) == 0 {
             let serial = spa_dict_lookup(props, "object.serial").flatMap { UInt64(String(cString: $0)) }
             let mediaClass = spa_dict_lookup(props, "media.class").map { String(cString: $0) }
