@@ -55,6 +55,11 @@ final class AgentSession {
         actions.onCreatedLinksChange = { [unowned self] count in self.context.log.debug("link proxies held: \(count)") }
         mirror.onInitialSync = { [unowned self] in
             self.isReady = true
+            if let own = connection.clientID { self.linkGuard?.trustLinks(ofClient: own) }
+            if let priority = self.linkGuard?.priority {
+                self.context.log.info("start gate: the link guard's thread runs at nice \(priority.nice)"
+                    + (priority.raised ? "" : " (raising it to \(LinkGuard.niceLevel) was not permitted)"))
+            }
             guard !self.context.options.restoreOnly else { return }
             self.context.log.notice("connected to PipeWire at '\(connection.remote)'; \(self.mirror.graph.streams.count) streams")
             self.executor.execute(self.context.core.connected(self.observe()), flushingActionsFirst: true)

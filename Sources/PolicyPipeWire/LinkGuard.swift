@@ -37,6 +37,10 @@ public final class LinkGuard: @unchecked Sendable {
         /// whether it is one side of a virtual device (`node.link-group`).
         var nodes: [UInt32: (serial: UInt64?, mediaClass: String?, linkGroup: Bool)] = [:]
         var refusals = 0
+        /// Clients whose links are never refused: the agent's own.
+        var trusted: Set<UInt32> = []
+        /// The thread's nice level once it tried to raise it (nil: not yet).
+        var priority: (nice: Int32, raised: Bool)?
     }
 
     private let shared = Mutex(Shared())
@@ -120,6 +124,9 @@ public final class LinkGuard: @unchecked Sendable {
     /// How many links were refused so far (the log says it).
     public var refusals: Int { shared.withLock { $0.refusals } }
 
+    /// Links made by `client` (the agent's own connection) are never refused.
+    public func trustLinks(ofClient client: UInt32) { shared.withLock { _ = $0.trusted.insert(client) } }
+
     /// The agent linked the stream: its refusal is answered (the next
     /// reconcile may come before the link shows in the graph).
     public func linked(_ stream: UInt32) { shared.withLock { _ = $0.refused.removeValue(forKey: stream) } }
@@ -134,9 +141,30 @@ public final class LinkGuard: @unchecked Sendable {
         return graph
     }
 
+    /// The guard thread's nice level and whether raising it worked (nil
+    /// until the thread ran); the agent logs it.
+    public var priority: (nice: Int32, raised: Bool)? { shared.withLock { $0.priority } }
+
+    /// The nice level the guard's thread asks for: PipeWire's own main
+    /// thread's (what RTKit grants it), so that a busy desktop — or the
+    /// builds beside a test suite — does not starve the one thread whose
+    /// answer must come within a graph cycle. Where the process may not
+    /// raise it (no CAP_SYS_NICE, RLIMIT_NICE too low) it stays as it is.
+    public static let niceLevel: Int32 = -11
+
     // MARK: the guard's thread
 
+    private func raisePriorityOnce() {
+        guard shared.withLock({ $0.priority == nil }) else { return }
+        let thread = id_t(cpw_gettid())
+        let raised = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), thread, Self.niceLevel) == 0
+        errno = 0
+        let nice = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), thread)
+        shared.withLock { $0.priority = (nice, raised) }
+    }
+
     private func global(id: UInt32, type: UnsafePointer<CChar>, props: UnsafePointer<spa_dict>?) {
+        raisePriorityOnce()
         if strcmp(type, InterfaceType.node) == 0 {
             let serial = spa_dict_lookup(props, "object.serial").flatMap { UInt64(String(cString: $0)) }
             let mediaClass = spa_dict_lookup(props, "media.class").map { String(cString: $0) }
@@ -145,12 +173,14 @@ public final class LinkGuard: @unchecked Sendable {
         } else if strcmp(type, InterfaceType.link) == 0 {
             func node(_ key: String) -> UInt32? { spa_dict_lookup(props, key).flatMap { UInt32(String(cString: $0)) } }
             guard let output = node("link.output.node"), let input = node("link.input.node") else { return }
+            let creator = node("client.id")
             let refuse = shared.withLock { state -> Bool in
                 // The playing side of a loopback or filter (WirePlumber's
                 // role loopbacks) carries other streams, gated on their own;
                 // refused, it would stay unlinked (docs/POLICY.md, "Beside
                 // WirePlumber's role policy").
-                guard !state.gate.isOpen, let stream = state.nodes[output], stream.mediaClass == "Stream/Output/Audio",
+                guard !state.gate.isOpen, creator.map({ !state.trusted.contains($0) }) ?? true,
+                      let stream = state.nodes[output], stream.mediaClass == "Stream/Output/Audio",
                       !stream.linkGroup, state.nodes[input]?.mediaClass != "Stream/Input/Audio",
                       state.gate.refuses(stream: output, serial: stream.serial) else { return false }
                 state.refused[output] = input

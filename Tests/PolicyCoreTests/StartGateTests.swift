@@ -32,6 +32,24 @@ import PolicyTestSupport
         #expect(harness.run([10: gain(1), 20: silenced]).gated.isEmpty)
     }
 
+    /// A refused link can leave the client re-creating its ports for a
+    /// moment: a link made then fails. The stream is linked again until it
+    /// shows linked — never left unlinked for good (its app would hang).
+    @Test func aLinkThatFailedIsMadeAgainUntilTheStreamShowsLinked() {
+        var harness = Self.alertOpened()
+        let silenced = StreamDecision(gain: 0, silenced: true)
+        harness.run([10: gain(1), 20: silenced])
+        harness.wirePlumberLinks(20)
+        let first = harness.run([10: gain(1), 20: silenced], daemonApplies: false)
+        #expect(first.actions.last == .link(output: 20, input: 1))
+        harness.refused = [:]  // the agent's link answered the refusal, then failed
+        let again = harness.run([10: gain(1), 20: silenced], daemonApplies: false)
+        #expect(again.actions == [.link(output: 20, input: 1)], "no second prime, the link again")
+        harness.graph.addLink(4020, from: 20, to: 1)
+        #expect(harness.run([10: gain(1), 20: silenced]).actions.allSatisfy { if case .link = $0 { false } else { true } })
+        #expect(harness.applied[20]?.heldFrom == nil, "linked: nothing left to do")
+    }
+
     @Test func aStreamTheRefusedLinkStartedGetsItsGainBeforeItsLinkWithoutAStart() {
         var harness = Self.alertOpened()
         let ducked = StreamDecision(gain: 0.2)
@@ -130,15 +148,19 @@ import PolicyTestSupport
         #expect(engine.decide(later, memory: warm.memory).newcomersMayStartQuiet == armed, "\(label)")
     }
 
-    @Test func streamsWhoseInfoHasNotArrivedAreNotJudged() {
+    @Test func streamsWhoseInfoHasNotArrivedAreGatedByIdWhileArmed() {
         var graph = Graph()
         graph.addStream(10, serial: 100)
         graph.addStream(11, serial: 101)
         graph.nodes[11]?.hasInfo = false
         graph.addStream(12, serial: 102)
-        let gate = StartGate.after(ReconcilePlanner.Plan(actions: [], applied: [:], nextTick: nil), graph: graph, armed: true)
-        #expect(gate.judgedThrough == 100)
-        #expect(!gate.refuses(stream: 10, serial: 100))
-        #expect(gate.refuses(stream: 11, serial: 101) && gate.refuses(stream: 12, serial: 102))
+        let plan = ReconcilePlanner.Plan(actions: [], applied: [:], nextTick: nil)
+        let gate = StartGate.after(plan, graph: graph, armed: true)
+        #expect(gate.judgedThrough == 102)
+        #expect(!gate.refuses(stream: 10, serial: 100) && !gate.refuses(stream: 12, serial: 102),
+                "a judged stream's links — the agent's own among them — pass")
+        #expect(gate.refuses(stream: 11, serial: 101), "not classified yet")
+        #expect(gate.refuses(stream: 13, serial: 103), "newer than anything seen")
+        #expect(!StartGate.after(plan, graph: graph, armed: false).refuses(stream: 11, serial: 101), "disarmed")
     }
 }

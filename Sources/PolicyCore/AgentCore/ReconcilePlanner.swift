@@ -253,10 +253,15 @@ public struct ReconcilePlanner: Sendable {
                                 graph: Graph, plan: inout PlanInProgress) -> Bool {
         let links = Self.outputLinks(of: node.id, in: graph)
         guard StartGate.applies(to: node), stream.startGate != .passed, decision.gain < 1 - Self.epsilon else {
-            // Refused while not judged yet, or while it was gated: back to where it was going.
-            guard links.isEmpty, let target = plan.refused[node.id] ?? stream.heldFrom else { return false }
-            plan.actions += relink(node, decision: decision, heldFrom: target, graph: graph)
-            stream.heldFrom = nil
+            // Refused while not judged yet, or while it was gated: back to
+            // where it was going, until it shows linked (a link made while
+            // its client re-creates its ports fails: tried again).
+            if !links.isEmpty {
+                stream.heldFrom = nil
+            } else if let target = plan.refused[node.id] ?? stream.heldFrom {
+                plan.actions += relink(node, decision: decision, heldFrom: target, graph: graph)
+                stream.heldFrom = target
+            }
             return false
         }
         plan.gated.insert(node.id)
@@ -276,7 +281,7 @@ public struct ReconcilePlanner: Sendable {
         guard !linked.isEmpty else { return true }
         plan.gated.remove(node.id)
         plan.actions += passGate(&stream, gain: decision.gain, node: node, now: plan.now) + linked
-        stream.heldFrom = nil
+        stream.heldFrom = target
         return true
     }
 

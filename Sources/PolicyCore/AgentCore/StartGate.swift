@@ -65,16 +65,19 @@ public struct StartGate: Sendable, Equatable {
 
     public var isOpen: Bool { !armed && gated.isEmpty }
 
-    /// The gate after a reconcile: `gated` from the plan, the judged streams
-    /// from the graph it saw.
-    /// A stream whose info has not arrived was not classified: it and every
-    /// later one count as not judged.
+    /// The gate after a reconcile: `gated` from the plan; every stream of
+    /// the graph it saw counts as seen, and while armed those not judged yet
+    /// (their info has not arrived, so they were not classified) are gated
+    /// by id. Capping `judgedThrough` below them instead would refuse the
+    /// agent's own links of the later streams it did judge, over and over,
+    /// while a burst of new streams keeps some without info.
     static func after(_ plan: ReconcilePlanner.Plan, graph: Graph, armed: Bool) -> StartGate {
-        var judged: UInt64 = 0, firstUnjudged = UInt64.max
+        var gated = plan.gated, seen: UInt64 = 0
         for node in graph.streams {
             guard let serial = node.serial else { continue }
-            if node.hasInfo { judged = max(judged, serial) } else { firstUnjudged = min(firstUnjudged, serial) }
+            seen = max(seen, serial)
+            if armed, !node.hasInfo, applies(to: node) { gated.insert(node.id) }
         }
-        return StartGate(gated: plan.gated, armed: armed, judgedThrough: min(judged, firstUnjudged - 1))
+        return StartGate(gated: gated, armed: armed, judgedThrough: seen)
     }
 }
