@@ -247,7 +247,7 @@ public struct AgentCore: Sendable {
         effects += save(journal)
         // Before the actions: the links they make are not to be refused.
         let nextGate = identity.dryRun ? StartGate.open
-            : StartGate.after(plan, graph: graph, armed: decision.newcomersMayStartQuiet)
+            : StartGate.after(plan, graph: graph, quieting: decision.newcomersMayStartQuiet, classified: classified)
         if nextGate != gate {
             gate = nextGate
             effects.append(.gate(nextGate))
