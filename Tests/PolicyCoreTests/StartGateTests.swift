@@ -148,6 +148,15 @@ import PolicyTestSupport
         #expect((engine.decide(later, memory: warm.memory).newcomersMayStartQuiet != .nobody) == armed, "\(label)")
     }
 
+    @Test func armedWhileTheScreenLockSilences() {
+        let engine = PolicyEngine(config: DefaultPolicyConfig.config)
+        let outputs = [OutputInput(id: 1, name: "speakers", isPrivate: false)]
+        let locked = PolicyInput(now: 10, streams: [], outputs: outputs, defaultOutput: 1, screenLocked: "GNOME")
+        #expect(engine.decide(locked, memory: EngineMemory()).newcomersMayStartQuiet == .anyone)
+        let unlocked = PolicyInput(now: 10, streams: [], outputs: outputs, defaultOutput: 1)
+        #expect(engine.decide(unlocked, memory: EngineMemory()).newcomersMayStartQuiet == .nobody)
+    }
+
     @Test func streamsWhoseInfoHasNotArrivedAreGatedByIdWhileArmed() {
         var graph = Graph()
         graph.addStream(10, serial: 100)

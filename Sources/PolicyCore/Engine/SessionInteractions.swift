@@ -162,14 +162,14 @@ extension DecisionRun {
     }
 
     /// Whether a stream that opens now might have to start below full gain,
-    /// and who could make it: silent mode or presenting silences some
+    /// and who could make it: silent mode, the screen lock or presenting silences some
     /// categories (anyone's stream), or sessions playing would make some
     /// newcomer wait, or silence or duck it — a newcomer of their own app
     /// excepted: sessions of one app never act on each other. While it
     /// might, the agent keeps new playback streams from their output until
     /// it has judged them (docs/POLICY.md, "The first sample").
     func newcomersMayStartQuiet() -> NewcomerQuieting {
-        if input.silentMode && matrix.categorySilenced.contains(true) { return .anyone }
+        if (input.silentMode || input.screenLocked != nil) && matrix.categorySilenced.contains(true) { return .anyone }
         if silencingScreenCast != nil { return .anyone }
         let apps = Set(activationOrder.lazy
             .filter { sessions[$0].hold == nil && matrix.quietsSomeNewcomer[sessions[$0].classCode] }
