@@ -89,7 +89,19 @@ final class AgentSession {
                                                 mediaKeysUnavailable: context.mediaKeysUnavailable,
                                                 refusedLinks: linkGuard?.refused ?? [:])
         observation.screenLock = context.screenLock
+        observation.audioSessionsUnavailable = context.audioSessionsUnavailable
+        observation.audioSessionAncestry = audioSessionAncestry(graph)
         return observation
+    }
+
+    /// The parents of every stream's process while there are audio
+    /// sessions, read when that set of processes changes (docs/API.md).
+    private var sessionAncestry: (pids: Set<Int32>, table: [Int32: Int32]) = ([], [:])
+    private func audioSessionAncestry(_ graph: Graph) -> [Int32: Int32] {
+        guard !context.core.audioSessions.isEmpty else { return [:] }
+        let pids = AudioSessionClaims.streamProcessIDs(in: graph)
+        if pids != sessionAncestry.pids { sessionAncestry = (pids, ProcessAncestry.table(for: pids)) }
+        return sessionAncestry.table
     }
 
     private func observePlayers(_ graph: Graph) -> AgentCore.PlayerObservation {
@@ -123,6 +135,11 @@ final class AgentSession {
     }
 
     static let desktopInterval = 0.1
+
+    /// An audio session deactivated with "notify others": reconciled on the
+    /// loop's next turn, not held back behind other desktop changes — the
+    /// sessions it interrupted are to be told at once (docs/API.md).
+    func audioSessionDeactivated() { scheduleReconcile() }
 
     private func desktopReconcileDue() {
         lastDesktopReconcile = MonotonicClock.now

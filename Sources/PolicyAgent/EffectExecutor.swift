@@ -106,6 +106,8 @@ final class EffectExecutor {
             players.perform(command)
         case .mediaKeysTarget(let player):
             players.mirror(player)
+        case .tellAudioSessions(let messages):
+            players.tell(messages)
         case .meter(let streams):
             meters.meter(streams)
         case .gate(let next):

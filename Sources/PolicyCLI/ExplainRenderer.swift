@@ -70,6 +70,7 @@ public enum ExplainRenderer {
     public static func sourceDescription(_ source: String) -> String {
         switch ClassificationSource(rawValue: source) {
         case .override: "a runtime override (pw-policy set) — step 1 of 6"
+        case .audioSession: "the app's audio session on the session bus (docs/API.md) — step 2 of 6"
         case .streamProperties: "properties the app set on its own stream — step 2 of 6"
         case .rule: "a rule in the configuration — step 3 of 6"
         case .app: "what the desktop knows about the app (desktop entry, launcher) — step 4 of 6"

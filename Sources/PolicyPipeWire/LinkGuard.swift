@@ -34,8 +34,8 @@ public final class LinkGuard: @unchecked Sendable {
         /// Links destroyed and not yet gone from the registry.
         var destroying: Set<UInt32> = []
         /// The guard's thread's view of the nodes: id → serial, class,
-        /// whether it is one side of a virtual device (`node.link-group`).
-        var nodes: [UInt32: (serial: UInt64?, mediaClass: String?, linkGroup: Bool)] = [:]
+        /// client, whether it is one side of a virtual device (`node.link-group`).
+        var nodes: [UInt32: (serial: UInt64?, mediaClass: String?, client: UInt32?, linkGroup: Bool)] = [:]
         var refusals = 0
         /// Clients whose links are never refused: the agent's own.
         var trusted: Set<UInt32> = []
@@ -168,8 +168,9 @@ public final class LinkGuard: @unchecked Sendable {
         if strcmp(type, InterfaceType.node) == 0 {
             let serial = spa_dict_lookup(props, "object.serial").flatMap { UInt64(String(cString: $0)) }
             let mediaClass = spa_dict_lookup(props, "media.class").map { String(cString: $0) }
+            let client = spa_dict_lookup(props, "client.id").flatMap { UInt32(String(cString: $0)) }
             let linkGroup = spa_dict_lookup(props, "node.link-group") != nil
-            shared.withLock { $0.nodes[id] = (serial, mediaClass, linkGroup) }
+            shared.withLock { $0.nodes[id] = (serial, mediaClass, client, linkGroup) }
         } else if strcmp(type, InterfaceType.link) == 0 {
             func node(_ key: String) -> UInt32? { spa_dict_lookup(props, key).flatMap { UInt32(String(cString: $0)) } }
             guard let output = node("link.output.node"), let input = node("link.input.node") else { return }
@@ -182,7 +183,7 @@ public final class LinkGuard: @unchecked Sendable {
                 guard !state.gate.isOpen, creator.map({ !state.trusted.contains($0) }) ?? true,
                       let stream = state.nodes[output], stream.mediaClass == "Stream/Output/Audio",
                       !stream.linkGroup, state.nodes[input]?.mediaClass != "Stream/Input/Audio",
-                      state.gate.refuses(stream: output, serial: stream.serial) else { return false }
+                      state.gate.refuses(stream: output, serial: stream.serial, client: stream.client) else { return false }
                 state.refused[output] = input
                 state.destroying.insert(id)
                 state.refusals += 1

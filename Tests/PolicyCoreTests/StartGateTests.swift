@@ -145,7 +145,16 @@ import PolicyTestSupport
         let warm = engine.decide(input, memory: EngineMemory())
         var later = input
         later.now = 20
-        #expect(engine.decide(later, memory: warm.memory).newcomersMayStartQuiet == armed, "\(label)")
+        #expect((engine.decide(later, memory: warm.memory).newcomersMayStartQuiet != .nobody) == armed, "\(label)")
+    }
+
+    @Test func armedWhileTheScreenLockSilences() {
+        let engine = PolicyEngine(config: DefaultPolicyConfig.config)
+        let outputs = [OutputInput(id: 1, name: "speakers", isPrivate: false)]
+        let locked = PolicyInput(now: 10, streams: [], outputs: outputs, defaultOutput: 1, screenLocked: "GNOME")
+        #expect(engine.decide(locked, memory: EngineMemory()).newcomersMayStartQuiet == .anyone)
+        let unlocked = PolicyInput(now: 10, streams: [], outputs: outputs, defaultOutput: 1)
+        #expect(engine.decide(unlocked, memory: EngineMemory()).newcomersMayStartQuiet == .nobody)
     }
 
     @Test func streamsWhoseInfoHasNotArrivedAreGatedByIdWhileArmed() {
@@ -155,12 +164,40 @@ import PolicyTestSupport
         graph.nodes[11]?.hasInfo = false
         graph.addStream(12, serial: 102)
         let plan = ReconcilePlanner.Plan(actions: [], applied: [:], nextTick: nil)
-        let gate = StartGate.after(plan, graph: graph, armed: true)
+        let gate = StartGate.after(plan, graph: graph, quieting: .anyone, classified: [:])
         #expect(gate.judgedThrough == 102)
         #expect(!gate.refuses(stream: 10, serial: 100) && !gate.refuses(stream: 12, serial: 102),
                 "a judged stream's links — the agent's own among them — pass")
         #expect(gate.refuses(stream: 11, serial: 101), "not classified yet")
         #expect(gate.refuses(stream: 13, serial: 103), "newer than anything seen")
-        #expect(!StartGate.after(plan, graph: graph, armed: false).refuses(stream: 11, serial: 101), "disarmed")
+        #expect(!StartGate.after(plan, graph: graph, quieting: .nobody, classified: [:]).refuses(stream: 11, serial: 101),
+                "disarmed")
+    }
+
+    /// A call's app opening a new stream (Chromium moves a page's audio to a
+    /// new one) is not kept from the call when only that app's sessions arm
+    /// the gate: its own sessions never quiet it. Another app's is; and
+    /// when two apps arm it, nobody's new stream is exempt.
+    @Test func aNewStreamOfTheOnlyAppThatArmsTheGateIsNotRefused() {
+        var graph = Graph()
+        graph.addStream(10, serial: 100, props: ["client.id": "7"])
+        graph.addStream(11, serial: 101, direction: .capture, props: ["client.id": "7"])
+        graph.addStream(12, serial: 102, props: ["client.id": "8"])
+        let call = SessionKey("pid:700/play-and-record"), other = SessionKey("pid:800/record")
+        func classified(_ id: UInt32, _ session: SessionKey) -> ClassifiedStream {
+            var stream = testClassified(id, category: .playAndRecord, direction: .playback, exempt: false, app: "app")
+            stream.session = session
+            return stream
+        }
+        let streams: [UInt32: ClassifiedStream] = [10: classified(10, call), 11: classified(11, call), 12: classified(12, other)]
+        let plan = ReconcilePlanner.Plan(actions: [], applied: [:], nextTick: nil)
+        let byCall = StartGate.after(plan, graph: graph, quieting: .streamsNotOf(["pid:700"]), classified: streams)
+        #expect(byCall.exemptClients == [7])
+        #expect(!byCall.refuses(stream: 20, serial: 200, client: 7), "the call's app")
+        #expect(byCall.refuses(stream: 21, serial: 201, client: 8), "another app")
+        let byTwo = StartGate.after(plan, graph: graph, quieting: .streamsNotOf(["pid:700", "pid:800"]), classified: streams)
+        #expect(byTwo.exemptClients.isEmpty && byTwo.refuses(stream: 20, serial: 200, client: 7))
+        let bySilentMode = StartGate.after(plan, graph: graph, quieting: .anyone, classified: streams)
+        #expect(bySilentMode.refuses(stream: 20, serial: 200, client: 7))
     }
 }

@@ -42,6 +42,13 @@ public struct AgentCore: Sendable {
         public var refusedLinks: [UInt32: UInt32]
         /// Whether the session is locked (docs/POLICY.md, "Screen lock").
         public var screenLock = ScreenLock.unknown
+        /// The parent of each process that plays or records a stream, while
+        /// there are audio sessions (AudioSessionClaims walks up from a
+        /// stream's process to a session owner's).
+        public var audioSessionAncestry: [Int32: Int32] = [:]
+        /// Why the audio-session service is not on the session bus (its name
+        /// is another's, no bus, turned off); nil when it is (docs/API.md).
+        public var audioSessionsUnavailable: String?
         public init(graph: Graph, now: Double, stack: PipeWireStack, players: PlayerObservation = .unwatched("not connected"),
                     meters: Meters = Meters(), apps: [UInt32: AppFacts] = [:], doNotDisturb: DoNotDisturb = .unknown,
                     mediaKeysUnavailable: String? = nil, refusedLinks: [UInt32: UInt32] = [:]) {
@@ -112,6 +119,13 @@ public struct AgentCore: Sendable {
     /// The screen lock at the last reconcile: a change is an event
     /// (AgentCore+ScreenLock). Not journaled either.
     var screenLock = ScreenLock.unknown
+    /// The audio sessions apps declared (docs/API.md), what they see and
+    /// what they were told (AgentCore+AudioSessions). Not journaled: a
+    /// session lives as long as its caller's connection to this agent.
+    public internal(set) var audioSessions = AudioSessionTable()
+    var audioScene = AudioScene()
+    var audioNews = AudioSessionNews()
+    var audioSessionsUnavailable: String?
 
     /// The media keys (docs/PLAYERS.md, "Media keys"): what they remember,
     /// where they go as of the latest reconcile, what that one saw.
@@ -205,8 +219,10 @@ public struct AgentCore: Sendable {
         let stack = StackStatus(observation.stack, rolePolicy: Self.rolePolicyStatus(roles, takeover, dryRun: identity.dryRun))
         if let change = published.stackChange(stack) { effects.append(.log(.notice, change)) }
 
+        let claims = claimAudioSessionStreams(observation)
         let classified = Self.withoutLoopbacks(
-            classifications.classifyAll(graph: graph, overrides: controls.overrideTable, apps: observation.apps), roles)
+            classifications.classifyAll(graph: graph, overrides: controls.overrideTable, apps: observation.apps,
+                                        declarations: declarations(claims)), roles)
         let wantedMeters = Metering.wanted(classified, graph: graph, settings: config.config.settings,
                                            held: journal.memory.held)
         let resumeRequests = controls.resumeRequests.union(keyResumes)
@@ -215,7 +231,9 @@ public struct AgentCore: Sendable {
                                              silentMode: silentMode.isOn, silentModeReason: silentMode.reason,
                                              resumeRequests: resumeRequests,
                                              audibility: Metering.audibility(of: wantedMeters, meters: observation.meters),
-                                             screenLocked: screenLocked, roles: roles)
+                                             screenLocked: screenLocked,
+                                             endedSessions: endedAudioSessions(claims: claims, classified: classified, graph: graph),
+                                             roles: roles)
         if input.screenCasts != screenCasts {
             effects += emit(presentingEvent(input.screenCasts), graph: graph)
             screenCasts = input.screenCasts
@@ -257,7 +275,9 @@ public struct AgentCore: Sendable {
         effects += Self.effects(of: takeover)
         // Before the actions: the links they make are not to be refused.
         let nextGate = identity.dryRun ? StartGate.open
-            : StartGate.after(plan, graph: graph, armed: decision.newcomersMayStartQuiet || roleActions.lowersSome)
+            // WirePlumber's role policy ducks or corks by loopback, whatever the app.
+            : StartGate.after(plan, graph: graph, quieting: roleActions.lowersSome ? .anyone : decision.newcomersMayStartQuiet,
+                              classified: classified)
         if nextGate != gate {
             gate = nextGate
             effects.append(.gate(nextGate))
@@ -268,6 +288,8 @@ public struct AgentCore: Sendable {
         for (command, reason) in zip(pauses.commands, pauses.reasons) {
             effects += identity.dryRun ? [.log(.info, "dry-run: would \(reason)")] : [.log(.info, reason), .player(command)]
         }
+        effects += tellAudioSessions(decision, classified: classified, graph: graph, claims: claims,
+                                     silentMode: silentMode.isOn, now: now)
         if mirror != mediaKeysMirror {
             mediaKeysMirror = mirror
             effects.append(.mediaKeysTarget(mirror))
@@ -689,7 +711,8 @@ public struct AgentCore: Sendable {
                                 presenting: PresentingStatus(screenCasts: pending.screenCasts,
                                                              silencesAlerts: config.config.settings.presentingSilencesAlerts),
                                 screenLock: ScreenLockStatus(pending.screenLock,
-                                                             silences: config.config.settings.silenceWhileLocked))
+                                                             silences: config.config.settings.silenceWhileLocked),
+                                audioSessions: audioSessionsStatus)
         for (key, value) in [(AgentProtocol.agentKey, StatusPublisher.json(agent)),
                              (AgentProtocol.outputsKey, StatusPublisher.json(StatusPublisher.outputs(graph: graph)))]
             where published.global[key] != value {

@@ -15,6 +15,9 @@ public enum AgentEffect: Sendable, Equatable {
     /// its properties (docs/PLAYERS.md, "Media keys"). Emitted when it, or
     /// anything about it, changed.
     case mediaKeysTarget(MediaPlayer?)
+    /// Tell the audio sessions what happened to them: signals and
+    /// PropertiesChanged, each to its session's owner (docs/API.md).
+    case tellAudioSessions([AudioSessionNews.Message])
     /// Meter exactly these streams (node id → serial), each with a peak
     /// meter of the agent's; what they measure comes back in
     /// `AgentCore.Observation.meters` (Metering).

@@ -65,7 +65,8 @@ public struct ReconcilePlanner: Sendable {
             var stream = state ?? AppliedStream(serial: node.serial)
             if StartGate.applies(to: node), stream.startGate != .passed {
                 stream.startGate = Self.gateProgress(stream.startGate, node: node, isNew: state == nil,
-                                                     refused: gate.refuses(stream: node.id, serial: node.serial), graph: graph)
+                                                     refused: gate.refuses(stream: node.id, serial: node.serial, client: node.clientID),
+                                                     graph: graph)
             }
             if decision.hold != nil {
                 hold(&stream, node: node, rampRunning: rampRunning, graph: graph, plan: &plan)

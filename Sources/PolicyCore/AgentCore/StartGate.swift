@@ -27,6 +27,11 @@ public struct StartGate: Sendable, Equatable {
     /// The highest `object.serial` of the streams the last reconcile judged:
     /// a playback stream above it has not been judged yet.
     public var judgedThrough: UInt64
+    /// While armed only by the sessions of one app, that app's clients: its
+    /// new streams are not refused — its own sessions never quiet them, and
+    /// a call's app opening a new stream (Chromium moves a page's audio to
+    /// a new one) must not be kept from the call.
+    public var exemptClients: Set<UInt32>
 
     /// Where one stream stands at the gate (`AppliedStream.startGate`).
     public enum Progress: String, Sendable, Equatable, Codable {
@@ -41,8 +46,8 @@ public struct StartGate: Sendable, Equatable {
         case passed
     }
 
-    public init(gated: Set<UInt32> = [], armed: Bool = false, judgedThrough: UInt64 = 0) {
-        self.gated = gated; self.armed = armed; self.judgedThrough = judgedThrough
+    public init(gated: Set<UInt32> = [], armed: Bool = false, judgedThrough: UInt64 = 0, exemptClients: Set<UInt32> = []) {
+        self.gated = gated; self.armed = armed; self.judgedThrough = judgedThrough; self.exemptClients = exemptClients
     }
 
     /// Refuses nothing: before the first decision, and while restoring.
@@ -59,8 +64,10 @@ public struct StartGate: Sendable, Equatable {
     /// Whether the links of playback stream `id` (`object.serial` `serial`)
     /// into anything but a capture stream are to be destroyed now, before
     /// they carry a sample.
-    public func refuses(stream id: UInt32, serial: UInt64?) -> Bool {
-        gated.contains(id) || (armed && (serial ?? 0) > judgedThrough)
+    public func refuses(stream id: UInt32, serial: UInt64?, client: UInt32? = nil) -> Bool {
+        guard !gated.contains(id) else { return true }
+        guard armed, (serial ?? 0) > judgedThrough else { return false }
+        return client.map { !exemptClients.contains($0) } ?? true
     }
 
     public var isOpen: Bool { !armed && gated.isEmpty }
@@ -71,13 +78,21 @@ public struct StartGate: Sendable, Equatable {
     /// by id. Capping `judgedThrough` below them instead would refuse the
     /// agent's own links of the later streams it did judge, over and over,
     /// while a burst of new streams keeps some without info.
-    static func after(_ plan: ReconcilePlanner.Plan, graph: Graph, armed: Bool) -> StartGate {
+    static func after(_ plan: ReconcilePlanner.Plan, graph: Graph, quieting: NewcomerQuieting,
+                      classified: [UInt32: ClassifiedStream]) -> StartGate {
+        let armed = quieting != .nobody
         var gated = plan.gated, seen: UInt64 = 0
         for node in graph.streams {
             guard let serial = node.serial else { continue }
             seen = max(seen, serial)
             if armed, !node.hasInfo, applies(to: node) { gated.insert(node.id) }
         }
-        return StartGate(gated: gated, armed: armed, judgedThrough: seen)
+        var exempt = Set<UInt32>()
+        if case .streamsNotOf(let apps) = quieting, apps.count == 1, let app = apps.first {
+            for (id, stream) in classified where stream.session.app == app {
+                if let client = graph.nodes[id]?.clientID { exempt.insert(client) }
+            }
+        }
+        return StartGate(gated: gated, armed: armed, judgedThrough: seen, exemptClients: exempt)
     }
 }

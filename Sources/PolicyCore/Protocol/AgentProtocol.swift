@@ -95,15 +95,51 @@ public struct AgentStatus: Codable, Sendable, Equatable {
     /// Whether the session is locked and whether that silences (docs/POLICY.md,
     /// "Screen lock"); absent from agents older than this field.
     public var screenLock: ScreenLockStatus?
+    /// The audio-session service and the sessions apps declared there
+    /// (docs/API.md); absent from agents older than this field.
+    public var audioSessions: AudioSessionsStatus?
     public init(pid: Int32, version: String, startedAt: String, configFiles: [String], configError: String?,
                 dryRun: Bool, silentMode: Bool, stack: StackStatus? = nil, players: String? = nil,
                 silentModeReason: String? = nil, silentChoice: SilentChoice? = nil, doNotDisturb: String? = nil,
-                mediaKeys: MediaKeysStatus? = nil, presenting: PresentingStatus? = nil, screenLock: ScreenLockStatus? = nil) {
+                mediaKeys: MediaKeysStatus? = nil, presenting: PresentingStatus? = nil, screenLock: ScreenLockStatus? = nil,
+                audioSessions: AudioSessionsStatus? = nil) {
         self.pid = pid; self.version = version; self.startedAt = startedAt; self.configFiles = configFiles
         self.configError = configError; self.dryRun = dryRun; self.silentMode = silentMode; self.stack = stack
         self.players = players; self.silentModeReason = silentModeReason; self.silentChoice = silentChoice
         self.doNotDisturb = doNotDisturb; self.mediaKeys = mediaKeys; self.presenting = presenting
-        self.screenLock = screenLock
+        self.screenLock = screenLock; self.audioSessions = audioSessions
+    }
+}
+
+/// `AgentStatus.audioSessions`: where the audio-session service is and the
+/// sessions declared there (docs/API.md).
+public struct AudioSessionsStatus: Codable, Sendable, Equatable {
+    /// The bus name it owns.
+    public var busName: String
+    /// Whether it is on the session bus.
+    public var available: Bool
+    /// `org.pwpolicy.AudioSession1 on the session bus`, or why not.
+    public var text: String
+    public var sessions: [Session]
+
+    public struct Session: Codable, Sendable, Equatable {
+        public var path: String
+        /// The caller's unique bus name and process, once known.
+        public var owner: String
+        public var pid: Int32?
+        /// `playback [duck-others]`.
+        public var declared: String
+        public var streams: [UInt32]
+        /// `active`, `interrupted`, `ducked`, `silenced`, `deactivated`, … or `idle`.
+        public var state: String
+        public init(path: String, owner: String, pid: Int32?, declared: String, streams: [UInt32], state: String) {
+            self.path = path; self.owner = owner; self.pid = pid; self.declared = declared; self.streams = streams
+            self.state = state
+        }
+    }
+
+    public init(busName: String, available: Bool, text: String, sessions: [Session]) {
+        self.busName = busName; self.available = available; self.text = text; self.sessions = sessions
     }
 }
 

@@ -70,7 +70,7 @@ struct PlannerHarness {
     /// WirePlumber links stream `id` to `sink`, and the start gate refuses
     /// the link as it appears when it refuses the stream.
     mutating func wirePlumberLinks(_ id: UInt32, to sink: UInt32 = 1) {
-        if gate.refuses(stream: id, serial: graph.nodes[id]?.serial) {
+        if gate.refuses(stream: id, serial: graph.nodes[id]?.serial, client: graph.nodes[id]?.clientID) {
             refused[id] = sink
         } else {
             graph.addLink(4000 + id, from: id, to: sink)
