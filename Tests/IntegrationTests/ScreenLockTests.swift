@@ -102,7 +102,9 @@ extension TimingSensitiveSuites {
             defer { call.stop() }
             #expect(scene.waitForStatus("call") { $0.category == "play-and-record" && $0.gain == 1 },
                     "\(String(describing: scene.polledStatus("call")))")
-            let recorder = try scene.sandbox.spawn(["pw-record", "-P", "{ media.name=recording node.name=recording }",
+            // Named after its file as pw-play's streams are (a media.name
+            // given with -P is the stream's name from PipeWire 1.4 on).
+            let recorder = try scene.sandbox.spawn(["pw-record", "-P", "{ node.name=recording }",
                                                     scene.sandbox.path("recording.wav")])
             defer { recorder.stop() }
             #expect(scene.waitForStatus("recording") { $0.category == "record" },
