@@ -14,6 +14,7 @@ public enum ExplainRenderer {
     public static func text(_ stream: StreamCandidate, snapshot: AgentSnapshot, style: TextStyle = .plain) -> String {
         var out = style.bold("\(stream.id). \(stream.app)") + " (\(stream.direction.rawValue) stream, \(stream.state))"
         if let output = stream.status?.output { out += " → \(output)" }
+        if let via = stream.status?.via { out += " via WirePlumber's role loopback \"\(via)\"" }
         out += "\n"
         var rows: [(String, [String])] = []
         if let status = stream.status {

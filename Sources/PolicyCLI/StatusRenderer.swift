@@ -209,7 +209,7 @@ struct StreamRow {
         if stream.status?.source == ClassificationSource.override.rawValue { tags.append("override") }
         if let player = stream.status?.player { tags.append("player=\(player.identity ?? player.busName)") }
         options = tags.joined(separator: ",")
-        output = stream.status?.output.map { "→ \($0)" } ?? ""
+        output = stream.status?.output.map { "→ \($0)" + (stream.status?.via.map { " via \($0)" } ?? "") } ?? ""
         effect = stream.status.flatMap(PolicyEffect.of)
     }
 

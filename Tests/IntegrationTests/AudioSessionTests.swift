@@ -203,6 +203,9 @@ extension TimingSensitiveSuites {
         /// the recording ends.
         @Test func aRecordersSessionSilencesAlerts() throws {
             let scene = try AgentScene()
+            // Something to record: WirePlumber 0.5 links a capture stream to
+            // no sink's monitor when there is no source.
+            try VirtualMicrophone.create(in: scene.sandbox, client: scene.client)
             let recorder = try APIClient("recorder", scene: scene)
             defer { recorder.stop() }
             recorder.create("record")

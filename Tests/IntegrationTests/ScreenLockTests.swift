@@ -95,6 +95,9 @@ extension TimingSensitiveSuites {
 
         @Test func gnomeScreenSaverLeavesTheCallAndTheRecordingAlone() throws {
             let scene = try AgentScene()
+            // Something to record: WirePlumber 0.5 links a capture stream to
+            // no sink's monitor when there is no source.
+            try VirtualMicrophone.create(in: scene.sandbox, client: scene.client)
             let call = try scene.play("call", role: "Communication")
             defer { call.stop() }
             #expect(scene.waitForStatus("call") { $0.category == "play-and-record" && $0.gain == 1 },

@@ -22,6 +22,10 @@ public enum AgentEffect: Sendable, Equatable {
     /// meter of the agent's; what they measure comes back in
     /// `AgentCore.Observation.meters` (Metering).
     case meter([UInt32: UInt64])
+    /// Refuse from now on the new links the gate refuses (StartGate), and
+    /// tell each refusal back in `AgentCore.Observation.refusedLinks`.
+    /// Emitted when it changed.
+    case gate(StartGate)
     /// Set (or, with a nil value, remove) a key of a metadata object.
     case setMetadata(MetadataWrite)
     case log(LogLevel, String)

@@ -25,6 +25,8 @@ struct InMemoryDaemon {
     /// stream as audible, as they would a stream that plays sound, unless
     /// a test says what they measure (`measured`).
     var metered: [UInt32: UInt64] = [:]
+    /// What the adapter would refuse (`AgentEffect.gate`).
+    var gate = StartGate.open
     var measured: [UInt32: Audibility] = [:]
     var meters: AgentCore.Meters {
         AgentCore.Meters(readings: Dictionary(uniqueKeysWithValues: metered.keys.map { id in
@@ -142,6 +144,7 @@ struct InMemoryDaemon {
             case .mediaKeysTarget(let player): mediaKeysTarget = .some(player)
             case .tellAudioSessions(let messages): told += messages
             case .meter(let streams): metered = streams
+            case .gate(let next): gate = next
             case .resetStoredVolumes(let keys):
                 for key in keys.keys { wirePlumberSaved[key] = 1 }
                 executed.append(effect)
