@@ -67,7 +67,7 @@ let package = Package(
         .executableTarget(
             name: "pw-policy",
             dependencies: [
-                "PolicyCore", "PolicyFiles", "PolicyPipeWire", "PolicyAgent", "PolicyCLI",
+                "PolicyCore", "PolicyFiles", "PolicyPipeWire", "PolicyAgent", "PolicyCLI", "PolicyDBus",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: pipewireSwift

@@ -1,9 +1,13 @@
+#define _GNU_SOURCE
 #include "CPipeWire.h"
+#include <unistd.h>
 #include <errno.h>
 #include <string.h>
 #include <math.h>
 
 const char *cpw_get_headers_version(void) { return pw_get_headers_version(); }
+
+int cpw_gettid(void) { return (int)gettid(); }
 
 int cpw_loop_enter(struct pw_loop *loop) { pw_loop_enter(loop); return 0; }
 int cpw_loop_leave(struct pw_loop *loop) { pw_loop_leave(loop); return 0; }

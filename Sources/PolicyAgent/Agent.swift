@@ -41,6 +41,9 @@ final class AgentContext {
     var doNotDisturb = DoNotDisturb.unknown
     /// Whether the session is locked (unknown without a session bus).
     var screenLock = ScreenLock.unknown
+    /// Why the audio-session service is not on the bus (nil while it is;
+    /// docs/API.md).
+    var audioSessionsUnavailable: String? = "not connected yet"
 
     init(options: AgentOptions, config: LoadedConfig, log: Log) throws {
         self.options = options
@@ -181,7 +184,77 @@ public final class Agent {
             watchDoNotDisturb()
             watchScreenLock()
             updateMediaKeys()
+            updateAudioSessions()
         }
+    }
+
+    /// Puts the audio-session service on the bus, or takes it off, as the
+    /// config says (`audio-sessions.service`); its calls go to the core, and
+    /// a call that changed something reconciles as a desktop change does
+    /// (at once, then at most every 100 ms: a flood of calls is one
+    /// reconcile per 100 ms). docs/API.md.
+    private func updateAudioSessions() {
+        let wanted = context.core.config.config.settings.audioSessionService
+        guard let bus, bus.failure == nil, wanted else {
+            if context.playerActions.audioSessions != nil {
+                log.info("audio sessions: \(AudioSessionAPI.busName) released"
+                    + (wanted ? "" : " (audio-sessions.service = false)"))
+            }
+            context.playerActions.audioSessions = nil
+            endAudioSessions(wanted ? "the session bus is gone" : "the service was turned off (audio-sessions.service = false)")
+            context.audioSessionsUnavailable = wanted ? "no session bus" : nil
+            return
+        }
+        guard context.playerActions.audioSessions == nil else { return }
+        let handlers = AudioSessionService.Handlers(
+            call: { [unowned self] call, caller in
+                let (reply, effects) = self.context.core.audioSessionCall(call, from: caller, token: AudioSessionService.newToken(),
+                                                                          now: MonotonicClock.now)
+                for case .log(let level, let text) in effects { self.log.log(level, text) }
+                if case .deactivate(_, true) = call, !reply.isError {
+                    self.session?.audioSessionDeactivated()
+                } else if !reply.isError {
+                    self.session?.playersChanged()
+                }
+                return reply
+            },
+            properties: { [unowned self] path in self.context.core.audioSessionProperties(path: path) },
+            owners: { [unowned self] in Set(self.context.core.audioSessions.owners.keys) },
+            identified: { [unowned self] owner, pid, flatpak in
+                self.log.debug("audio sessions: \(owner) is pid \(pid.map(String.init) ?? "unknown")"
+                    + (flatpak.map { " in Flatpak \($0)" } ?? ""))
+                self.context.core.audioSessionOwnerIdentified(owner, pid: pid, flatpakAppID: flatpak)
+                self.session?.playersChanged()
+            },
+            left: { [unowned self] owner in
+                for case .log(let level, let text) in self.context.core.audioSessionOwnerLeft(owner) { self.log.log(level, text) }
+                self.session?.playersChanged()
+            })
+        do {
+            context.audioSessionsUnavailable = "asking for \(AudioSessionAPI.busName)"
+            context.playerActions.audioSessions = try AudioSessionService(
+                bus: bus, handlers: handlers, log: { [unowned self] in self.log.info("audio sessions: \($0)") },
+                owned: { [unowned self] problem in self.audioSessionsOwned(problem) })
+        } catch {
+            audioSessionsOwned("\(error)")
+        }
+    }
+
+    private func audioSessionsOwned(_ problem: String?) {
+        if let problem {
+            // The service object stays (nameless, it gets no calls): this
+            // runs inside the bus's callback, where its slots must not go.
+            log.notice("audio sessions: \(problem); carrying on without the service")
+            context.audioSessionsUnavailable = problem
+        } else {
+            log.info("audio sessions: \(AudioSessionAPI.busName) on the session bus")
+            context.audioSessionsUnavailable = nil
+        }
+        session?.playersChanged()
+    }
+
+    private func endAudioSessions(_ why: String) {
+        for case .log(let level, let text) in context.core.audioSessionsEnded(why) { log.log(level, text) }
     }
 
     /// Follows the screen lock: the screen savers on the session bus,
@@ -288,12 +361,16 @@ public final class Agent {
         screenLockObserver = nil
         context.playerActions.mediaKeysProxy = nil
         context.mediaKeysUnavailable = "no session bus"
+        context.playerActions.audioSessions = nil
+        context.audioSessionsUnavailable = "no session bus"
+        endAudioSessions("the session bus is gone")
         context.playersUnwatched = "\(error)"
         session?.playersChanged()
     }
 
     /// Everything on the loop goes before the loop itself.
     private func tearDown() {
+        context.playerActions.audioSessions = nil
         doNotDisturbObserver = nil
         screenLockObserver = nil
         systemBus = nil
@@ -364,6 +441,7 @@ public final class Agent {
         defer {
             watchDoNotDisturb()
             updateMediaKeys()
+            updateAudioSessions()
         }
         guard let session else {
             // Between connections: the next one starts with it; say so now.

@@ -19,6 +19,10 @@ final class AgentSession {
     private var desktopTimer: LoopTimer!
     private var lastDesktopReconcile = -Double.infinity
     private var meters: StreamMeters!
+    /// Refuses the links the start gate refuses; nil when its connection
+    /// could not be made (then only the waiting gain stands).
+    private let linkGuard: LinkGuard?
+    private var refusalsLogged = 0
     private(set) var isReady = false
     private let wirePlumberProbe = WirePlumberVersionProbe()
     /// The parents of the processes that play streams, read from /proc when
@@ -31,6 +35,7 @@ final class AgentSession {
         self.context = context
         mirror = GraphMirror(connection: connection)
         let actions = GraphActions(mirror: mirror)
+        linkGuard = context.options.restoreOnly ? nil : LinkGuard(remote: connection.remote)
         reconcileTimer = connection.loop.makeTimer { [unowned self] in self.reconcile() }
         desktopTimer = connection.loop.makeTimer { [unowned self] in self.desktopReconcileDue() }
         meters = StreamMeters(mirror: mirror) { [unowned self] in self.scheduleReconcile() }
@@ -40,7 +45,7 @@ final class AgentSession {
                                   players: context.playerActions,
                                   publish: { [unowned context] in context.core.publish() },
                                   storedVolumesReset: { [unowned context] in context.core.storedVolumesReset($0) },
-                                  meters: meters)
+                                  meters: meters, linkGuard: linkGuard)
         // Restoring only, it publishes nothing: a metadata of its own would
         // look like a running agent.
         if !context.options.restoreOnly { try actions.exportMetadata(named: AgentProtocol.metadataName) }
@@ -50,6 +55,11 @@ final class AgentSession {
         actions.onCreatedLinksChange = { [unowned self] count in self.context.log.debug("link proxies held: \(count)") }
         mirror.onInitialSync = { [unowned self] in
             self.isReady = true
+            if let own = connection.clientID { self.linkGuard?.trustLinks(ofClient: own) }
+            if let priority = self.linkGuard?.priority {
+                self.context.log.info("start gate: the link guard's thread runs at nice \(priority.nice)"
+                    + (priority.raised ? "" : " (raising it to \(LinkGuard.niceLevel) was not permitted)"))
+            }
             guard !self.context.options.restoreOnly else { return }
             self.context.log.notice("connected to PipeWire at '\(connection.remote)'; \(self.mirror.graph.streams.count) streams")
             self.executor.execute(self.context.core.connected(self.observe()), flushingActionsFirst: true)
@@ -67,14 +77,31 @@ final class AgentSession {
     }
 
     private func observe() -> AgentCore.Observation {
-        let graph = mirror.graph
+        let graph = linkGuard?.withoutRefusedLinks(mirror.graph) ?? mirror.graph
+        if let refusals = linkGuard?.refusals, refusals != refusalsLogged {
+            refusalsLogged = refusals
+            context.log.debug("start gate: \(refusals) links refused so far; unlinked since: \(linkGuard?.refused ?? [:])")
+        }
         var observation = AgentCore.Observation(graph: graph, now: MonotonicClock.now,
-                                     stack: PipeWireStack.observed(in: graph, linkedLibraryVersion: wirePlumberProbe.version(pid:)),
-                                     players: observePlayers(graph), meters: meters.readings,
-                                     apps: context.apps.apps(in: graph), doNotDisturb: context.doNotDisturb,
-                                     mediaKeysUnavailable: context.mediaKeysUnavailable)
+                                                stack: PipeWireStack.observed(in: graph, linkedLibraryVersion: wirePlumberProbe.version(pid:)),
+                                                players: observePlayers(graph), meters: meters.readings,
+                                                apps: context.apps.apps(in: graph), doNotDisturb: context.doNotDisturb,
+                                                mediaKeysUnavailable: context.mediaKeysUnavailable,
+                                                refusedLinks: linkGuard?.refused ?? [:])
         observation.screenLock = context.screenLock
+        observation.audioSessionsUnavailable = context.audioSessionsUnavailable
+        observation.audioSessionAncestry = audioSessionAncestry(graph)
         return observation
+    }
+
+    /// The parents of every stream's process while there are audio
+    /// sessions, read when that set of processes changes (docs/API.md).
+    private var sessionAncestry: (pids: Set<Int32>, table: [Int32: Int32]) = ([], [:])
+    private func audioSessionAncestry(_ graph: Graph) -> [Int32: Int32] {
+        guard !context.core.audioSessions.isEmpty else { return [:] }
+        let pids = AudioSessionClaims.streamProcessIDs(in: graph)
+        if pids != sessionAncestry.pids { sessionAncestry = (pids, ProcessAncestry.table(for: pids)) }
+        return sessionAncestry.table
     }
 
     private func observePlayers(_ graph: Graph) -> AgentCore.PlayerObservation {
@@ -108,6 +135,11 @@ final class AgentSession {
     }
 
     static let desktopInterval = 0.1
+
+    /// An audio session deactivated with "notify others": reconciled on the
+    /// loop's next turn, not held back behind other desktop changes — the
+    /// sessions it interrupted are to be told at once (docs/API.md).
+    func audioSessionDeactivated() { scheduleReconcile() }
 
     private func desktopReconcileDue() {
         lastDesktopReconcile = MonotonicClock.now

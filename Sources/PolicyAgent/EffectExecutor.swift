@@ -22,13 +22,17 @@ final class EffectExecutor {
     private let standIns: StandInStreams
     /// The peak meters on the streams that duck others.
     private let meters: StreamMeters
+    /// Refuses the links the start gate refuses.
+    private let linkGuard: LinkGuard?
 
     init(connection: Connection, actions: GraphActions, log: Log, journalPath: String, wakeUpTimer: LoopTimer,
          reconcileIsDue: @escaping () -> Bool,
          players: PlayerActions,
          publish: @escaping () -> [AgentEffect],
-         storedVolumesReset: @escaping (Set<String>) -> [AgentEffect], meters: StreamMeters) {
+         storedVolumesReset: @escaping (Set<String>) -> [AgentEffect], meters: StreamMeters,
+         linkGuard: LinkGuard?) {
         self.connection = connection
+        self.linkGuard = linkGuard
         self.meters = meters
         self.reconcileIsDue = reconcileIsDue
         self.storedVolumesReset = storedVolumesReset
@@ -102,8 +106,12 @@ final class EffectExecutor {
             players.perform(command)
         case .mediaKeysTarget(let player):
             players.mirror(player)
+        case .tellAudioSessions(let messages):
+            players.tell(messages)
         case .meter(let streams):
             meters.meter(streams)
+        case .gate(let next):
+            linkGuard?.gate = next
         case .log(let level, let text):
             log.log(level, text)
         case .wakeUp(let time):
@@ -132,10 +140,13 @@ final class EffectExecutor {
         case .destroyLink(let link):
             try actions.destroy(link: link)
         case .link(let output, let input):
+            linkGuard?.linked(output)
             // Lingering links survive the agent, as WirePlumber's do.
             try actions.link(output: output, to: input, linger: true)
         case .suspend(let node):
             try actions.suspend(node: node)
+        case .prime(let node, let gain):
+            try actions.prime(node: node, gain: Float(gain))
         case .setTarget(let stream, let serial):
             try actions.setMetadata(.targetObject(of: stream, serial: serial))
         }

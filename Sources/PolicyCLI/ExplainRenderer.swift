@@ -14,6 +14,7 @@ public enum ExplainRenderer {
     public static func text(_ stream: StreamCandidate, snapshot: AgentSnapshot, style: TextStyle = .plain) -> String {
         var out = style.bold("\(stream.id). \(stream.app)") + " (\(stream.direction.rawValue) stream, \(stream.state))"
         if let output = stream.status?.output { out += " → \(output)" }
+        if let via = stream.status?.via { out += " via WirePlumber's role loopback \"\(via)\"" }
         out += "\n"
         var rows: [(String, [String])] = []
         if let status = stream.status {
@@ -69,6 +70,7 @@ public enum ExplainRenderer {
     public static func sourceDescription(_ source: String) -> String {
         switch ClassificationSource(rawValue: source) {
         case .override: "a runtime override (pw-policy set) — step 1 of 6"
+        case .audioSession: "the app's audio session on the session bus (docs/API.md) — step 2 of 6"
         case .streamProperties: "properties the app set on its own stream — step 2 of 6"
         case .rule: "a rule in the configuration — step 3 of 6"
         case .app: "what the desktop knows about the app (desktop entry, launcher) — step 4 of 6"

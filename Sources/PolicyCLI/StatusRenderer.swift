@@ -54,6 +54,7 @@ public enum StatusRenderer {
             if let keys = agent.mediaKeys {
                 rows.append(("Media keys", ["→ " + keys.text] + (keys.lastKey.map { ["last key: " + $0] } ?? [])))
             }
+            if let sessions = agent.audioSessions { rows.append(("Audio sessions", audioSessionLines(sessions, style: style))) }
         } else if snapshot.isRunning {
             rows.append(("State", [style.yellow("starting") + " (its metadata exists but it has published no status yet)"]))
             rows.append(("PipeWire", ["'\(view.remote)'"]))
@@ -94,6 +95,20 @@ public enum StatusRenderer {
         }
         return casts + [presenting.silencesAlerts ? "alerts silenced (presenting.silence-alerts)"
                                                   : "alerts play (presenting.silence-alerts = false)"]
+    }
+
+    /// `org.pwpolicy.AudioSession1 on the session bus; 1 session`, then one
+    /// line per session: `/org/pwpolicy/AudioSession1/session/1 (:1.42, pid 4242): ambient → stream 57: active`.
+    static func audioSessionLines(_ status: AudioSessionsStatus, style: TextStyle) -> [String] {
+        let count = status.sessions.count
+        let head = (status.available ? status.text : style.yellow(status.text))
+            + (count == 0 ? "; no session" : "; \(count) \(count == 1 ? "session" : "sessions")")
+        return [head] + status.sessions.map { session in
+            let owner = session.owner + (session.pid.map { ", pid \($0)" } ?? "")
+            let streams = session.streams.isEmpty ? "no stream"
+                : (session.streams.count == 1 ? "stream " : "streams ") + session.streams.map(String.init).joined(separator: ", ")
+            return "\(session.path) (\(owner)): \(session.declared) → \(streams): \(session.state)"
+        }
     }
 
     /// `locked (GNOME): silences what silent mode silences (silent.while-locked)`, `unlocked (screen saver)`.
@@ -194,7 +209,7 @@ struct StreamRow {
         if stream.status?.source == ClassificationSource.override.rawValue { tags.append("override") }
         if let player = stream.status?.player { tags.append("player=\(player.identity ?? player.busName)") }
         options = tags.joined(separator: ",")
-        output = stream.status?.output.map { "→ \($0)" } ?? ""
+        output = stream.status?.output.map { "→ \($0)" + (stream.status?.via.map { " via \($0)" } ?? "") } ?? ""
         effect = stream.status.flatMap(PolicyEffect.of)
     }
 

@@ -71,15 +71,14 @@ enum BusMessage {
         }
     }
 
-    /// A new method call with string arguments.
+    /// A new method call with these arguments.
     static func methodCall(bus: OpaquePointer, destination: String, path: String, interface: String,
-                           member: String, arguments: [String]) throws(BusReadError) -> OpaquePointer {
+                           member: String, values: [BusOut]) throws(BusReadError) -> OpaquePointer {
         var message: OpaquePointer?
         var result = sd_bus_message_new_method_call(bus, &message, destination, path, interface, member)
         guard result >= 0, let message else { throw BusReadError(code: result) }
-        for argument in arguments {
-            // For string types append_basic takes the string itself.
-            result = argument.withCString { sd_bus_message_append_basic(message, CChar(UInt8(ascii: "s")), $0) }
+        for value in values {
+            result = value.append(to: message)
             if result < 0 {
                 sd_bus_message_unref(message)
                 throw BusReadError(code: result)

@@ -10,7 +10,7 @@ import PolicyFiles
 /// so a consumer never sees one half-filled; what could not be read stays
 /// nil and is logged. Each player's PropertiesChanged are subscribed by its
 /// unique name, so a player that floods the bus can be unsubscribed alone
-/// and read by polling for a while (`PlayerFloodGuard`; docs/PLAYERS.md, "A
+/// and read by polling for a while (`FloodGuard`; docs/PLAYERS.md, "A
 /// player that floods the bus"). Everything happens on the bus's loop.
 public final class MPRISObserver {
     private let bus: SessionBus
@@ -38,7 +38,7 @@ public final class MPRISObserver {
         /// Its PropertiesChanged, subscribed by its unique name; nil while
         /// it floods.
         var listening: BusMatch?
-        var flood = PlayerFloodGuard()
+        var flood = FloodGuard()
     }
     private var entries: [String: Entry] = [:]
     private var generations = 0
@@ -230,7 +230,7 @@ public final class MPRISObserver {
             releaseTimer?.schedule(after: 0)
         }
         entries[name]?.listening = nil
-        log("player \(name) sends more than \(PlayerFloodGuard.limit) PropertiesChanged a second: "
+        log("player \(name) sends more than \(FloodGuard.limit) PropertiesChanged a second: "
             + "read once a second for \(Int((until - clock()).rounded())) s instead")
         pollTimer?.schedule(after: 1)
     }

@@ -152,13 +152,21 @@ public final class SessionBus {
     public func call(destination: String, path: String, interface: String, member: String,
                      arguments: [String] = [], timeout: Double = 5,
                      reply: @escaping (Result<[BusValue], BusCallError>) -> Void) {
+        call(destination: destination, path: path, interface: interface, member: member,
+             values: arguments.map(BusOut.string), timeout: timeout, reply: reply)
+    }
+
+    /// Calls a method with arguments of any type.
+    func call(destination: String, path: String, interface: String, member: String,
+              values: [BusOut], timeout: Double = 5,
+              reply: @escaping (Result<[BusValue], BusCallError>) -> Void) {
         if let failure {
             return reply(.failure(BusCallError(name: "pw-policy.Disconnected", message: failure.description)))
         }
         let message: OpaquePointer
         do {
             message = try BusMessage.methodCall(bus: bus, destination: destination, path: path, interface: interface,
-                                                member: member, arguments: arguments)
+                                                member: member, values: values)
         } catch {
             return reply(.failure(BusCallError(name: "pw-policy.InvalidCall", message: error.description)))
         }

@@ -56,6 +56,22 @@ public final class Connection {
     /// Called when `coreInfo` arrives or changes (the graph mirror keeps it).
     var onCoreInfo: ((Graph.Core) -> Void)?
 
+    /// The id of this connection's client object in the daemon (nil until
+    /// the daemon has bound it: after the first round trip).
+    public var clientID: UInt32? {
+        guard let client = pw_core_get_client(core) else { return nil }
+        let id = pw_proxy_get_bound_id(client)
+        return id == UInt32(SPA_ID_INVALID) ? nil : id
+    }
+
+    /// Whether an error the daemon reported (`onError`) is a refusal for lack
+    /// of permission: EACCES for a method the client may not call at all;
+    /// EPERM from PipeWire 1.6's metadata for a subject the client may not
+    /// write metadata of (a restricted client, as Flatpak apps are).
+    public static func isRefusal(_ result: Int32) -> Bool {
+        result == -EACCES || result == -EPERM
+    }
+
     /// The remote to use when none is given: `PIPEWIRE_REMOTE`, else `pipewire-0`.
     static func defaultRemote(environment: [String: String]) -> String {
         environment["PIPEWIRE_REMOTE"].flatMap { $0.isEmpty ? nil : $0 } ?? "pipewire-0"

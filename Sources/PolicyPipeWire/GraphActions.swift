@@ -92,6 +92,17 @@ public final class GraphActions {
         try send(SPA_NODE_COMMAND_Start, "starting", to: node)
     }
 
+    /// Starts an unlinked stream once and sets its gain right after, both
+    /// through the node's proxy: the daemon hands them to the client in this
+    /// order, and a link made after them only later. A client that writes
+    /// its own volume when its stream starts writes it now, with nothing
+    /// linked, and the gain that follows is what its first linked sample
+    /// gets (StartGate; docs/POLICY.md, "The first sample").
+    public func prime(node: UInt32, gain: Float) throws(ActionError) {
+        try start(node: node)
+        try setVolume(node: node, to: gain)
+    }
+
     private func send(_ command: spa_node_command, _ what: String, to node: UInt32) throws(ActionError) {
         guard let observer = mirror.nodeObserver(node) else { throw .noSuchObject(node) }
         let result = observer.send(command: command.rawValue)

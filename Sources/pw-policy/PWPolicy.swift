@@ -23,7 +23,7 @@ struct PWPolicy: ParsableCommand {
         subcommands: [
             StatusCommand.self, ExplainCommand.self, SetCommand.self, UnsetCommand.self,
             SilentCommand.self, ResumeCommand.self, MonitorCommand.self, CheckConfigCommand.self,
-            RunCommand.self, RestoreCommand.self, DumpCommand.self, VersionCommand.self,
+            LaunchCommand.self, RunCommand.self, RestoreCommand.self, DumpCommand.self, VersionCommand.self,
         ]
     )
 }

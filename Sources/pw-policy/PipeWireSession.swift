@@ -32,6 +32,10 @@ struct PipeWireSession {
                 ? "PipeWire at '\(connection.remote)' did not answer within \(Int(timeout)) s"
                 : "lost the connection to PipeWire at '\(connection.remote)'")
         }
+        // The agent's entries come from the agent, after the daemon's round trips.
+        _ = loop.run(timeout: min(timeout, 2)) {
+            mirror.graph.metadata(named: AgentProtocol.metadataName).map(AgentProtocol.hasArrived) ?? true
+        }
         return PipeWireSession(loop: loop, connection: connection, mirror: mirror, farewell: Farewell(mirror: mirror))
     }
 
@@ -53,9 +57,9 @@ struct PipeWireSession {
         _ = try requireAgent()
         let actions = GraphActions(mirror: mirror)
         // A restricted (sandboxed) client may read the metadata but not write
-        // it: the daemon answers the write with EACCES.
+        // it: the daemon refuses the write (Connection.isRefusal).
         var refused = false
-        connection.onError = { _, result, _ in if result == -EACCES { refused = true } }
+        connection.onError = { _, result, _ in if Connection.isRefusal(result) { refused = true } }
         defer { connection.onError = nil }
         for write in writes {
             do {

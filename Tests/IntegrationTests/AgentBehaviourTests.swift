@@ -124,6 +124,9 @@ extension TimingSensitiveSuites {
 
         @Test func recordingSilencesNotificationsAndIsNeverUnlinked() throws {
             let scene = try AgentScene()
+            // Something to record: WirePlumber 0.5.15 links a capture stream
+            // to no sink's monitor when there is no source.
+            try VirtualMicrophone.create(in: scene.sandbox, client: scene.client)
             let recording = try scene.sandbox.spawn(["pw-record", "--media-role", "", "-P", "{ media.name=recording }",
                                                      scene.sandbox.path("recording.wav")])
             defer { recording.stop(signal: SIGINT) }

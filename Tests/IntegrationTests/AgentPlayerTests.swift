@@ -222,6 +222,50 @@ extension TimingSensitiveSuites {
             try #require(player.position(sandbox: scene.sandbox) { scene.client.pump(0.05) })
         }
 
+        /// The headphones go away under a player: WirePlumber 0.5.11+ pauses
+        /// the player of a removed sink itself and relinks its stream to the
+        /// default sink a second later; the agent holds the stream for its
+        /// lost route. Together: the player pauses once, nothing plays on
+        /// the speakers meanwhile, and `pw-policy resume` plays it once
+        /// (docs/PLAYERS.md, "Beside WirePlumber's own pause"). On older
+        /// WirePlumbers the agent alone pauses it; the same holds.
+        @Test func anUnplugPausesOnceBesideWirePlumbersOwnPauseAndResumePlaysOnce() throws {
+            let scene = try AgentScene()
+            let player = try TestPlayer(sandbox: scene.sandbox, name: "unplug",
+                                        options: ["-P", "{ media.role = Music target.object = headphones }"]) {
+                scene.client.pump(0.05)
+            }
+            let stream = { scene.client.graph.streams.first { $0.name == player.nodeName } }
+            let id = try #require(scene.sandbox.wait(timeout: 10) { scene.client.pump(0.05); return stream() != nil } ? stream()?.id : nil)
+            #expect(scene.waitUntilAgentSees(id: id, runningOn: "headphones"), "log:\n\(scene.log.suffix(2000))")
+            #expect(scene.sandbox.wait(timeout: 10) {
+                scene.client.pump(0.05)
+                return scene.polledStatus(id: id)?.player?.busName == player.busName
+            }, "the agent never matched the player")
+            let headphones = try #require(scene.client.node(named: "headphones"))
+            try scene.sandbox.run(["pw-cli", "destroy", String(headphones.id)])
+            #expect(scene.sandbox.wait(timeout: 5) { scene.client.pump(0.05); return status(scene, of: player) == "Paused" })
+            // Past WirePlumber's one-second wait and its relink.
+            scene.client.pump(2.5)
+            let pauses = player.lines.filter { $0.hasPrefix("called Pause") }
+            let paused = player.lines.filter { $0 == "status Paused" }.count
+            print("unplug beside WirePlumber \(scene.agentStatus()?.stack?.wireplumber?.version ?? "?"): \(pauses.count) Pause calls "
+                  + "(\(pauses.map { String($0.split(separator: " ").last ?? "") }.joined(separator: ", "))), paused \(paused) time(s)")
+            #expect(paused == 1, "the player paused \(paused) times: \(player.lines)")
+            #expect(scene.client.graph.linkedSinkNames(of: id).isEmpty, "linked to \(scene.client.graph.linkedSinkNames(of: id)) while held")
+            #expect(scene.polledStatus(id: id)?.hold?.kind == "route-lost")
+            #expect(scene.polledStatus(id: id)?.player?.pausedByAgent == "paused by pw-policy; stays paused until 'pw-policy resume'",
+                    "\(String(describing: scene.polledStatus(id: id)?.player))")
+
+            let resume = try scene.cli(["resume", String(id)])
+            #expect(resume.status == 0, "\(resume.stderr)")
+            #expect(scene.sandbox.wait(timeout: 5) { scene.client.pump(0.05); return status(scene, of: player) == "Playing" })
+            scene.client.pump(1.5)
+            #expect(player.lines.filter { $0.hasPrefix("called Play") }.count == 1, "\(player.lines)")
+            #expect(player.lines.filter { $0.hasPrefix("called Pause") }.count == pauses.count, "no Pause after the resume")
+            #expect(scene.client.graph.linkedSinkNames(of: id) == ["speakers"])
+        }
+
         @Test func aStreamFromAChildProcessPausesItsParentsPlayer() throws {
             let scene = try AgentScene()
             let (player, id) = try start(scene, "child", ["--child"])

@@ -188,7 +188,7 @@ extension TimingSensitiveSuites {
             let metadata = try #require(sandboxed.graph.metadata(named: AgentProtocol.metadataName))
             #expect(metadata.value(subject: id, key: AgentProtocol.streamKey) != nil, "a restricted client can read the status")
             var refused = 0
-            sandboxed.connection.onError = { _, result, _ in if result == -EACCES { refused += 1 } }
+            sandboxed.connection.onError = { _, result, _ in if Connection.isRefusal(result) { refused += 1 } }
             let override = #"{"category":"ambient","options":[],"persist":true}"#
             let writes: [(UInt32, String, String)] = [
                 (id, AgentProtocol.categoryKey, "ambient"),

@@ -95,11 +95,16 @@ extension TimingSensitiveSuites {
 
         @Test func gnomeScreenSaverLeavesTheCallAndTheRecordingAlone() throws {
             let scene = try AgentScene()
+            // Something to record: WirePlumber 0.5 links a capture stream to
+            // no sink's monitor when there is no source.
+            try VirtualMicrophone.create(in: scene.sandbox, client: scene.client)
             let call = try scene.play("call", role: "Communication")
             defer { call.stop() }
             #expect(scene.waitForStatus("call") { $0.category == "play-and-record" && $0.gain == 1 },
                     "\(String(describing: scene.polledStatus("call")))")
-            let recorder = try scene.sandbox.spawn(["pw-record", "-P", "{ media.name=recording node.name=recording }",
+            // Named after its file as pw-play's streams are (a media.name
+            // given with -P is the stream's name from PipeWire 1.4 on).
+            let recorder = try scene.sandbox.spawn(["pw-record", "-P", "{ node.name=recording }",
                                                     scene.sandbox.path("recording.wav")])
             defer { recorder.stop() }
             #expect(scene.waitForStatus("recording") { $0.category == "record" },

@@ -43,7 +43,7 @@ import Testing
         #expect(info["effect"] as? String == "HELD: interrupted by \"Zoom\", resumes")
     }
 
-    @Test(arguments: ["override", "stream-properties", "rule", "app", "inference", "default"])
+    @Test(arguments: ["override", "audio-session", "stream-properties", "rule", "app", "inference", "default"])
     func everySourceHasWords(source: String) {
         #expect(ExplainRenderer.sourceDescription(source).contains("of 6"))
     }

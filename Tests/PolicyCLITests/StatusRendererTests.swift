@@ -64,6 +64,26 @@ import Testing
         #expect(lines[stack - 1].contains("PipeWire:    'pipewire-0'"))
     }
 
+    /// Beside WirePlumber's role policy (docs/POLICY.md, "Beside WirePlumber's
+    /// role policy"): the stack row says it is active, and a stream behind a
+    /// loopback plays to the loopback's sink via the loopback.
+    @Test func theRolePolicyIsOnTheStackRowAndAStreamPlaysViaItsLoopback() throws {
+        var graph = Fixtures.busyGraph
+        let id = try #require(graph.metadata(named: AgentProtocol.metadataName)?.id)
+        var agent = Fixtures.agent
+        agent.stack?.rolePolicy = .init(loopbacks: ["input.loopback.sink.role.multimedia", "input.loopback.sink.role.navigation"],
+                                        duckLevel: 0.3, duckingTakenOver: true)
+        var spotify = Fixtures.stream(57, app: "Spotify")
+        spotify.via = "Multimedia"
+        graph.metadata[id]?.entries[0]?[AgentProtocol.agentKey]?.value = Fixtures.json(agent)
+        graph.metadata[id]?.entries[57]?[AgentProtocol.streamKey]?.value = Fixtures.json(spotify)
+        let text = StatusRenderer.text(StatusView(remote: "pipewire-0", graph: graph, graphOutputs: []))
+        let lines = text.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.contains("Stack:") && $0.hasSuffix(" · WirePlumber role policy: active (2 role loopbacks)") },
+                "\(text)")
+        #expect(lines.contains { $0.contains("57. Spotify") && $0.contains("→ speakers via Multimedia") }, "\(text)")
+    }
+
     /// Where the media keys go, and what the last key did (docs/CLI.md, "status").
     @Test func agentSectionSaysWhereTheMediaKeysGo() throws {
         var graph = Fixtures.busyGraph

@@ -247,6 +247,8 @@ enum ShippedConfigFile {
                        "presenting.silence-alerts: expected a boolean (true or false), got a string \"on\""),
         MarkedFragment("settings = { silent.while-locked = ▸1 }",
                        "silent.while-locked: expected a boolean (true or false), got a number 1"),
+        MarkedFragment("settings = { audio-sessions.service = ▸off }",
+                       "audio-sessions.service: expected a boolean (true or false), got a string \"off\""),
         MarkedFragment("settings = ▸[ 1 ]", "settings: expected an object, got an array"),
         MarkedFragment("▸colours = {}", "unknown section 'colours' in the configuration; expected one of: settings, categories, interactions, rules"),
         // categories

@@ -18,6 +18,7 @@ import Testing
         stream.overtaken = true
         stream.sentAgainEarly = true
         stream.reportsWhenCommanded = 12
+        stream.startGate = .started
         return stream
     }()
 

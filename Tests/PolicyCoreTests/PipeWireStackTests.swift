@@ -111,6 +111,13 @@ import Testing
         "application.name": "WirePlumber [export]", "wireplumber.export-core": "true",
     ]) { $1 }
 
+    /// WirePlumber 0.5.15's client context (lib/wp/private/client-context.c):
+    /// a third client, which may get a lower id than the main one.
+    static let wirePlumber0515 = PipeWireStackTests.wirePlumber05.merging(["application.version": "0.5.15", "core.version": "1.6.8"]) { $1 }
+    static let wirePlumber0515Client = PipeWireStackTests.wirePlumber0515.merging([
+        "application.name": "WirePlumber [client]", "wireplumber.client-context": "true",
+    ]) { $1 }
+
     struct Case: CustomTestStringConvertible, Sendable {
         var label: String
         var core: String? = "0.3.65"
@@ -133,6 +140,13 @@ import Testing
              core: "1.4.2", clients: [33: wirePlumber05Export, 32: wirePlumber05], linkedLibrary: [2001: "9.9.9"],
              expected: PipeWireStack(pipewire: "1.4.2", wirePlumber: .init(client: 32, pid: 2001, version: "0.5.8",
                                                                            versionSource: .applicationVersion))),
+        Case(label: "0.5.15: its [client] context, though older, is not the main client",
+             core: "1.6.8", clients: [31: wirePlumber0515Client, 33: wirePlumber05Export, 34: wirePlumber0515],
+             expected: PipeWireStack(pipewire: "1.6.8", wirePlumber: .init(client: 34, pid: 2001, version: "0.5.15",
+                                                                           versionSource: .applicationVersion))),
+        Case(label: "only the [client] context left, named so but unmarked: not running",
+             core: "1.6.8", clients: [31: wirePlumber0515.merging(["application.name": "WirePlumber [client]"]) { $1 }],
+             expected: PipeWireStack(pipewire: "1.6.8", wirePlumber: nil)),
         Case(label: "not running: only other clients, wpctl included",
              clients: [40: ["application.name": "wpctl", "core.version": "0.3.65"], 41: ["application.name": "pw-dump"]],
              expected: PipeWireStack(pipewire: "0.3.65", wirePlumber: nil)),
@@ -215,6 +229,13 @@ import Testing
 }
 
 @Suite struct LinkedWirePlumberLibraryTests {
+    /// WirePlumber 0.5.15's client context (lib/wp/private/client-context.c):
+    /// a third client, which may get a lower id than the main one.
+    static let wirePlumber0515 = PipeWireStackTests.wirePlumber05.merging(["application.version": "0.5.15", "core.version": "1.6.8"]) { $1 }
+    static let wirePlumber0515Client = PipeWireStackTests.wirePlumber0515.merging([
+        "application.name": "WirePlumber [client]", "wireplumber.client-context": "true",
+    ]) { $1 }
+
     struct Case: CustomTestStringConvertible, Sendable {
         var label: String
         var maps: String

@@ -145,6 +145,29 @@ import PolicyTestSupport
         #expect(daemon.playerCommands == [.pause(busName: Self.mpv), .play(busName: Self.mpv)])
     }
 
+    /// WirePlumber 0.5.11+ pauses the player of a removed sink itself, in
+    /// the same moment: when the agent finds the route lost the player says
+    /// Paused already. The agent sends no second Pause and takes that pause
+    /// for its own, so `pw-policy resume` plays it as after its own
+    /// (docs/PLAYERS.md, "Beside WirePlumber's own pause").
+    @Test func aPauseByWirePlumberAtTheUnplugIsTakenForOurs() throws {
+        var daemon = try musicWithPlayer(on: 2)
+        daemon.graph.nodes[2] = nil
+        daemon.graph.links[110] = nil
+        daemon.players?[Self.mpv]?.status = .paused
+        daemon.now += 1
+        daemon.settle()
+        #expect(daemon.status(10)?.hold?.kind == "route-lost")
+        #expect(daemon.playerCommands.isEmpty, "no second Pause")
+        #expect(daemon.core.journal.pausedPlayers[Self.mpv]?.state == .paused)
+        daemon.now += 5
+        daemon.settle()
+        #expect(daemon.playerCommands.isEmpty, "stays paused")
+        daemon.request(subject: 10, key: AgentProtocol.resumeKey, value: "1")
+        daemon.settle()
+        #expect(daemon.playerCommands == [.play(busName: Self.mpv)])
+    }
+
     @Test func aPlayerThatVanishesOrChangesOwnerIsNeverPlayed() throws {
         for replacement in [nil, MediaPlayer(busName: Self.mpv, uniqueName: ":1.9", pid: 900, status: .paused)] {
             var daemon = try musicWithPlayer()

@@ -304,7 +304,7 @@ import PolicyTestSupport
 
     @Test func releaseOfACaptureStreamLinksTheDefaultSource() {
         var harness = PlannerHarness.standard()
-        harness.addStream(20, direction: .capture, category: .record)
+        harness.addStream(20, direction: .capture, category: .record, linked: false)
         harness.graph.addLink(51, from: 3, to: 20)
         harness.run([10: gain(1), 20: gain(1)])
         #expect(harness.run([10: gain(1), 20: hold()]).actions == [.setGain(node: 20, gain: 0), .destroyLink(51)])

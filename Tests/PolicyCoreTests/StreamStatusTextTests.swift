@@ -13,7 +13,7 @@ import Testing
         gain: 0.2, hold: .init(kind: "interrupted", by: "pid:7/play-and-record", byApp: "Phone", resumable: true,
                                 output: "Headphones", app: "running"),
         silenced: true, duckedBy: [.init(session: "pid:9/playback", app: "Maps"), .init(session: "x", app: "y")],
-        output: "bench-0", explanation: ["line one", "line \"two\""],
+        output: "bench-0", via: "Multimedia", explanation: ["line one", "line \"two\""],
         player: .init(busName: "org.mpris.MediaPlayer2.mpv", identity: "mpv", status: "Playing",
                       matchedBy: "same process (42)", pausedByAgent: "paused by pw-policy"))
 

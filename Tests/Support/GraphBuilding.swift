@@ -75,7 +75,8 @@ extension Graph {
     /// `target.object` requests are the caller's (they need the metadata).
     public mutating func apply(_ action: AgentAction, nextLinkID: inout UInt32) {
         switch action {
-        case .setGain(let node, let gain), .rampGain(let node, let gain, _): nodes[node]?.volume = Float(gain)
+        case .setGain(let node, let gain), .rampGain(let node, let gain, _), .prime(let node, let gain):
+            nodes[node]?.volume = Float(gain)
         case .destroyLink(let id): links[id] = nil
         case .link(let output, let input):
             addLinks(from: output, to: input, nextID: &nextLinkID)
@@ -121,6 +122,45 @@ extension Graph {
         }
         metadata[Self.defaultMetadataID] = Graph.Metadata(id: Self.defaultMetadataID, name: "default",
                                                           entries: [0: entries])
+    }
+
+    /// The `sm-settings` metadata's id in these graphs.
+    public static let settingsMetadataID: UInt32 = 903
+
+    /// One of WirePlumber 0.5's role loopbacks as its example
+    /// `media-role-nodes.conf` makes them: the sink streams are linked into
+    /// (`input`), its playing side (`output`, Props `volume` = WirePlumber's
+    /// duck) linked to `playsTo`.
+    public mutating func addRoleLoopback(input: UInt32, output: UInt32, role: String, description: String,
+                                         intendedRoles: [String], priority: Int, lowerPriority: String = "mix",
+                                         samePriority: String = "mix", volume: Float = 1, playsTo: UInt32?,
+                                         extra: [String: String] = [:], nextLinkID: inout UInt32) {
+        let group = "loopback-4242-\(input)"
+        let roles = "[ " + intendedRoles.map { "\"\($0)\"" }.joined(separator: ", ") + " ]"
+        addSink(input, name: "input.loopback.sink.role.\(role)", props: [
+            "node.description": description, "node.link-group": group, "node.virtual": "true",
+            "policy.role-based.target": "true", "device.intended-roles": roles,
+            "policy.role-based.priority": String(priority),
+            "policy.role-based.action.same-priority": samePriority,
+            "policy.role-based.action.lower-priority": lowerPriority,
+        ].merging(extra) { $1 })
+        addStream(output, volume: volume, props: [
+            "node.name": "output.loopback.sink.role.\(role)", "node.link-group": group, "node.passive": "true",
+            "media.role": "Loopback", "node.virtual": "true", "node.description": description,
+        ])
+        if let playsTo { addLinks(from: output, to: playsTo, nextID: &nextLinkID) }
+    }
+
+    /// WirePlumber 0.5's settings (`sm-settings`): the default media role
+    /// and the role duck level, as JSON texts.
+    public mutating func setWirePlumberSettings(defaultRole: String? = nil, duckLevel: String? = "0.3") {
+        var entries: [String: Graph.MetadataEntry] = [:]
+        for (key, value) in [("node.stream.default-media-role", defaultRole.map { "\"\($0)\"" }),
+                             ("linking.role-based.duck-level", duckLevel)] {
+            if let value { entries[key] = Graph.MetadataEntry(subject: 0, key: key, type: "Spa:String:JSON", value: value) }
+        }
+        metadata[Self.settingsMetadataID] = Graph.Metadata(id: Self.settingsMetadataID, name: "sm-settings",
+                                                           entries: [0: entries])
     }
 
     /// An entry of the `pw-policy` metadata, as the CLI or `pw-metadata` writes it.

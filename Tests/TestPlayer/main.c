@@ -195,6 +195,9 @@ static void leave(struct player *p, int code) {
 
 static int method_pause(sd_bus_message *m, void *data, sd_bus_error *error) {
     struct player *p = data;
+    // Who calls, for the tests that count the pauses (WirePlumber 0.5.11+
+    // pauses players too).
+    helper_say("called Pause by %s", sd_bus_message_get_sender(m));
     if (p->options->vanish_on_pause) {
         helper_say("vanishing");
         leave(p, 0);
@@ -205,6 +208,7 @@ static int method_pause(sd_bus_message *m, void *data, sd_bus_error *error) {
 }
 
 static int method_play(sd_bus_message *m, void *data, sd_bus_error *error) {
+    helper_say("called Play by %s", sd_bus_message_get_sender(m));
     set_status(data, "Playing");
     return sd_bus_reply_method_return(m, NULL);
 }

@@ -9,6 +9,9 @@
 
 // MARK: - library
 const char *cpw_get_headers_version(void);
+/// gettid(2), which glibc declares only under _GNU_SOURCE (Swift's Glibc
+/// module does not see it): the calling thread's id, for setpriority(2).
+int cpw_gettid(void);
 
 // MARK: - loop
 int cpw_loop_enter(struct pw_loop *loop);

@@ -13,6 +13,8 @@ public enum ActionDescription {
         case .link(let output, let input): return "link \(name(output)) to \(name(input))"
         case .setTarget(let stream, let serial): return "move \(name(stream)) to the node with serial \(serial)"
         case .suspend(let node): return "suspend \(name(node))"
+        case .prime(let node, let gain):
+            return "start \(name(node)) unlinked and set its gain to \(gain.fixedDecimal(places: 3))"
         }
     }
 }

@@ -15,4 +15,10 @@ public enum AgentAction: Sendable, Equatable {
     /// its client's clock, `node.always-process` streams included
     /// (docs/HOLDS.md). Linking it again starts it.
     case suspend(node: UInt32)
+    /// Start an unlinked playback stream once, then set its gain: a client
+    /// that writes its own volume when it starts does so now, where nothing
+    /// hears it, and the gain after it is ours. The daemon passes both to
+    /// the client in this order, and any link made after them later still
+    /// (StartGate; docs/POLICY.md, "The first sample").
+    case prime(node: UInt32, gain: Double)
 }

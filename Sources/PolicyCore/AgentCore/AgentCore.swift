@@ -37,13 +37,24 @@ public struct AgentCore: Sendable {
         /// Why the media-key proxy is not on the session bus (its name is
         /// another's, no bus); nil when it is, or when it is turned off.
         public var mediaKeysUnavailable: String?
+        /// The streams whose new links the start gate destroyed (`AgentEffect.gate`)
+        /// and are still unlinked: stream → the node it was being linked to.
+        public var refusedLinks: [UInt32: UInt32]
         /// Whether the session is locked (docs/POLICY.md, "Screen lock").
         public var screenLock = ScreenLock.unknown
+        /// The parent of each process that plays or records a stream, while
+        /// there are audio sessions (AudioSessionClaims walks up from a
+        /// stream's process to a session owner's).
+        public var audioSessionAncestry: [Int32: Int32] = [:]
+        /// Why the audio-session service is not on the session bus (its name
+        /// is another's, no bus, turned off); nil when it is (docs/API.md).
+        public var audioSessionsUnavailable: String?
         public init(graph: Graph, now: Double, stack: PipeWireStack, players: PlayerObservation = .unwatched("not connected"),
                     meters: Meters = Meters(), apps: [UInt32: AppFacts] = [:], doNotDisturb: DoNotDisturb = .unknown,
-                    mediaKeysUnavailable: String? = nil) {
+                    mediaKeysUnavailable: String? = nil, refusedLinks: [UInt32: UInt32] = [:]) {
             self.graph = graph; self.now = now; self.stack = stack; self.players = players; self.meters = meters
             self.apps = apps; self.doNotDisturb = doNotDisturb; self.mediaKeysUnavailable = mediaKeysUnavailable
+            self.refusedLinks = refusedLinks
         }
     }
 
@@ -99,6 +110,8 @@ public struct AgentCore: Sendable {
     private var linkWait = LinkWait()
     /// The streams metered on this connection (`AgentEffect.meter`).
     private var metered: [UInt32: UInt64] = [:]
+    /// What the adapter refuses (`AgentEffect.gate`).
+    private var gate = StartGate.open
     /// The screen casts shared at the last reconcile: a change is an event
     /// (docs/POLICY.md, "Presenting"). Not journaled: a restarted agent tells
     /// of a cast it finds.
@@ -106,6 +119,13 @@ public struct AgentCore: Sendable {
     /// The screen lock at the last reconcile: a change is an event
     /// (AgentCore+ScreenLock). Not journaled either.
     var screenLock = ScreenLock.unknown
+    /// The audio sessions apps declared (docs/API.md), what they see and
+    /// what they were told (AgentCore+AudioSessions). Not journaled: a
+    /// session lives as long as its caller's connection to this agent.
+    public internal(set) var audioSessions = AudioSessionTable()
+    var audioScene = AudioScene()
+    var audioNews = AudioSessionNews()
+    var audioSessionsUnavailable: String?
 
     /// The media keys (docs/PLAYERS.md, "Media keys"): what they remember,
     /// where they go as of the latest reconcile, what that one saw.
@@ -128,6 +148,7 @@ public struct AgentCore: Sendable {
     /// decision; every decision's events are kept, in order.
     private struct Unpublished: Sendable {
         var graph: Graph
+        var roles: RoleLoopbacks
         var classified: [UInt32: ClassifiedStream]
         var decision: PolicyDecision
         var controls: ControlRequests
@@ -163,6 +184,7 @@ public struct AgentCore: Sendable {
     public mutating func connected(_ observation: Observation) -> [AgentEffect] {
         published = Publication()
         metered = [:]
+        gate = .open
         var effects: [AgentEffect] = []
         guard observation.graph.metadata(named: AgentProtocol.metadataName) != nil else { return reconcile(observation) }
         effects.append(own(subject: 0, AgentProtocol.silentModeKey, AgentProtocol.silentModeValue(journal.silentChoice)))
@@ -191,9 +213,16 @@ public struct AgentCore: Sendable {
                                             graph: graph, now: now, effects: &effects)
         let screenLocked = followScreenLock(observation.screenLock, graph: graph, effects: &effects)
         journal.appOverrides = controls.appOverrides.filter(\.value.persist)
-        if let change = published.stackChange(StackStatus(observation.stack)) { effects.append(.log(.notice, change)) }
+        let roles = RoleLoopbacks.observed(in: graph)
+        let takeover = RoleDuckTakeover.step(roles: roles, replaced: journal.wirePlumberDuckLevel, dryRun: identity.dryRun)
+        journal.wirePlumberDuckLevel = takeover.replaced
+        let stack = StackStatus(observation.stack, rolePolicy: Self.rolePolicyStatus(roles, takeover, dryRun: identity.dryRun))
+        if let change = published.stackChange(stack) { effects.append(.log(.notice, change)) }
 
-        let classified = classifications.classifyAll(graph: graph, overrides: controls.overrideTable, apps: observation.apps)
+        let claims = claimAudioSessionStreams(observation)
+        let classified = Self.withoutLoopbacks(
+            classifications.classifyAll(graph: graph, overrides: controls.overrideTable, apps: observation.apps,
+                                        declarations: declarations(claims)), roles)
         let wantedMeters = Metering.wanted(classified, graph: graph, settings: config.config.settings,
                                            held: journal.memory.held)
         let resumeRequests = controls.resumeRequests.union(keyResumes)
@@ -202,15 +231,21 @@ public struct AgentCore: Sendable {
                                              silentMode: silentMode.isOn, silentModeReason: silentMode.reason,
                                              resumeRequests: resumeRequests,
                                              audibility: Metering.audibility(of: wantedMeters, meters: observation.meters),
-                                             screenLocked: screenLocked)
+                                             screenLocked: screenLocked,
+                                             endedSessions: endedAudioSessions(claims: claims, classified: classified, graph: graph),
+                                             roles: roles)
         if input.screenCasts != screenCasts {
             effects += emit(presentingEvent(input.screenCasts), graph: graph)
             screenCasts = input.screenCasts
         }
-        let decision = engine.decide(input, memory: journal.memory)
+        var decision = engine.decide(input, memory: journal.memory)
         journal.memory = decision.memory
+        let roleActions = RoleActions.now(roles, graph: graph)
+        decision.streams = RoleGains.applied(to: decision.streams, roles: roles, actions: roleActions,
+                                             duckLevel: takeover.duckLevel, graph: graph)
         let plan = planner.plan(graph: graph, decisions: decision.streams, classified: classified,
-                                applied: journal.applied, linkWait: linkWait, now: now)
+                                applied: journal.applied, linkWait: linkWait, gate: gate, refused: observation.refusedLinks,
+                                now: now)
         journal.applied = plan.applied
         linkWait = plan.linkWait
         // WirePlumber saves the gains we send under the stream's key: taken
@@ -237,18 +272,30 @@ public struct AgentCore: Sendable {
         // still knows what we changed and which players we paused.
         effects += corrections
         effects += save(journal)
+        effects += Self.effects(of: takeover)
+        // Before the actions: the links they make are not to be refused.
+        let nextGate = identity.dryRun ? StartGate.open
+            // WirePlumber's role policy ducks or corks by loopback, whatever the app.
+            : StartGate.after(plan, graph: graph, quieting: roleActions.lowersSome ? .anyone : decision.newcomersMayStartQuiet,
+                              classified: classified)
+        if nextGate != gate {
+            gate = nextGate
+            effects.append(.gate(nextGate))
+        }
         // The hold first (gain 0, unlinked), then the pause: the hold is the
         // backstop until the player says it paused.
         effects += act(plan.actions, graph: graph)
         for (command, reason) in zip(pauses.commands, pauses.reasons) {
             effects += identity.dryRun ? [.log(.info, "dry-run: would \(reason)")] : [.log(.info, reason), .player(command)]
         }
+        effects += tellAudioSessions(decision, classified: classified, graph: graph, claims: claims,
+                                     silentMode: silentMode.isOn, now: now)
         if mirror != mediaKeysMirror {
             mediaKeysMirror = mirror
             effects.append(.mediaKeysTarget(mirror))
         }
         let events = (unpublished?.events ?? []) + decision.events.map { (event: $0, names: decision.names) }
-        unpublished = Unpublished(graph: graph, classified: classified, decision: decision, controls: controls,
+        unpublished = Unpublished(graph: graph, roles: roles, classified: classified, decision: decision, controls: controls,
                                   players: observation.players, matches: matches, events: events,
                                   silentMode: silentMode, doNotDisturb: observation.doNotDisturb,
                                   screenCasts: input.screenCasts, screenLock: observation.screenLock)
@@ -419,9 +466,13 @@ public struct AgentCore: Sendable {
     /// leaves the journal to finish the job at the next start).
     public mutating func restoreAll(_ observation: Observation) -> [AgentEffect] {
         let graph = observation.graph
-        let restoring = planner.restoreAll(graph: graph, applied: journal.applied, now: observation.now)
+        let restoring = planner.restoreAll(graph: graph, applied: journal.applied, refused: observation.refusedLinks,
+                                           now: observation.now)
         restored = identity.dryRun ? [:] : journal.applied.mapValues(\.serial)
-        var effects = act(restoring, graph: graph)
+        // Nothing refused any more: what we link back, WirePlumber relinks.
+        var effects: [AgentEffect] = gate == .open ? [] : [.gate(.open)]
+        gate = .open
+        effects += act(restoring, graph: graph)
         for (id, applied) in journal.applied.sorted(by: { $0.key < $1.key }) where applied.routedTo != nil {
             let write = MetadataWrite.targetObject(of: id, serial: nil)
             effects.append(identity.dryRun ? .log(.info, "dry-run: would remove the target.object of \(id)") : .setMetadata(write))
@@ -430,9 +481,15 @@ public struct AgentCore: Sendable {
         let stored = identity.dryRun ? WirePlumberStreamState.Correction(left: journal.wirePlumberKeys)
             : WirePlumberStreamState.correctAll(journal.wirePlumberKeys, graph: graph, stack: observation.stack)
         effects += stored.writes.map(AgentEffect.setMetadata)
+        // WirePlumber ducks its role loopbacks itself again.
+        if !identity.dryRun {
+            effects += RoleDuckTakeover.restore(replaced: journal.wirePlumberDuckLevel,
+                                                current: RoleLoopbacks.duckLevelSetting(in: graph)).map(AgentEffect.setMetadata)
+        }
         effects.append(.flush)
         var journal = self.journal
         journal.applied = [:]
+        journal.wirePlumberDuckLevel = nil
         journal.memory = .empty  // nothing is held or ducked any more
         journal.wirePlumberKeys = stored.standIns.merging(stored.left) { $1 }
         // Players we paused stay paused, and remembered: the next start plays
@@ -631,7 +688,8 @@ public struct AgentCore: Sendable {
         for (id, stream) in classified {
             guard let node = graph.nodes[id] else { continue }
             current[id] = StatusPublisher.streamStatus(node: node, classified: stream, decision: decision.streams[id],
-                                                       graph: graph, linkedSinks: sinks, names: decision.names,
+                                                       graph: graph, linkedSinks: sinks, roles: pending.roles,
+                                                       names: decision.names,
                                                        extraWarnings: controls.streamWarnings[id] ?? [],
                                                        player: playerOf[id])
         }
@@ -653,7 +711,8 @@ public struct AgentCore: Sendable {
                                 presenting: PresentingStatus(screenCasts: pending.screenCasts,
                                                              silencesAlerts: config.config.settings.presentingSilencesAlerts),
                                 screenLock: ScreenLockStatus(pending.screenLock,
-                                                             silences: config.config.settings.silenceWhileLocked))
+                                                             silences: config.config.settings.silenceWhileLocked),
+                                audioSessions: audioSessionsStatus)
         for (key, value) in [(AgentProtocol.agentKey, StatusPublisher.json(agent)),
                              (AgentProtocol.outputsKey, StatusPublisher.json(StatusPublisher.outputs(graph: graph)))]
             where published.global[key] != value {

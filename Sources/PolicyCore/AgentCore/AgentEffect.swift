@@ -15,10 +15,17 @@ public enum AgentEffect: Sendable, Equatable {
     /// its properties (docs/PLAYERS.md, "Media keys"). Emitted when it, or
     /// anything about it, changed.
     case mediaKeysTarget(MediaPlayer?)
+    /// Tell the audio sessions what happened to them: signals and
+    /// PropertiesChanged, each to its session's owner (docs/API.md).
+    case tellAudioSessions([AudioSessionNews.Message])
     /// Meter exactly these streams (node id → serial), each with a peak
     /// meter of the agent's; what they measure comes back in
     /// `AgentCore.Observation.meters` (Metering).
     case meter([UInt32: UInt64])
+    /// Refuse from now on the new links the gate refuses (StartGate), and
+    /// tell each refusal back in `AgentCore.Observation.refusedLinks`.
+    /// Emitted when it changed.
+    case gate(StartGate)
     /// Set (or, with a nil value, remove) a key of a metadata object.
     case setMetadata(MetadataWrite)
     case log(LogLevel, String)

@@ -25,11 +25,16 @@ public struct AgentJournal: Codable, Sendable, Equatable {
     /// no stream of the key holds one, at the latest at exit
     /// (WirePlumberStreamState; docs/POLICY.md, "WirePlumber's memory").
     public var wirePlumberKeys: [String: WirePlumberStreamState.UserVolumes] = [:]
+    /// WirePlumber's `linking.role-based.duck-level` as the agent found it
+    /// (its text) while the agent ducks in its place: written back at exit
+    /// (RoleDuckTakeover; docs/POLICY.md, "Beside WirePlumber's role policy").
+    public var wirePlumberDuckLevel: String?
 
     public init() {}
 
     private enum CodingKeys: String, CodingKey {
         case version, silentMode, silentChoice, doNotDisturbSeen, appOverrides, applied, memory, pausedPlayers, wirePlumberKeys
+        case wirePlumberDuckLevel
     }
 
     /// `silentMode` (a boolean) is still written, for an older agent that
@@ -45,6 +50,7 @@ public struct AgentJournal: Codable, Sendable, Equatable {
         try container.encode(memory, forKey: .memory)
         try container.encode(pausedPlayers, forKey: .pausedPlayers)
         try container.encode(wirePlumberKeys, forKey: .wirePlumberKeys)
+        try container.encodeIfPresent(wirePlumberDuckLevel, forKey: .wirePlumberDuckLevel)
     }
 
     /// Fields added after version 1 may be missing from a journal an older
@@ -64,6 +70,7 @@ public struct AgentJournal: Codable, Sendable, Equatable {
         pausedPlayers = try container.decodeIfPresent([String: PausedPlayer].self, forKey: .pausedPlayers) ?? [:]
         wirePlumberKeys = try container.decodeIfPresent([String: WirePlumberStreamState.UserVolumes].self,
                                                         forKey: .wirePlumberKeys) ?? [:]
+        wirePlumberDuckLevel = try container.decodeIfPresent(String.self, forKey: .wirePlumberDuckLevel)
     }
 
     /// `$XDG_STATE_HOME/pw-policy/state.json`, else `~/.local/state/pw-policy/state.json`.
@@ -105,6 +112,7 @@ public struct AgentJournal: Codable, Sendable, Equatable {
         // reconcile (docs/PERFORMANCE.md, "Limits found").
         guard version == other.version, silentChoice == other.silentChoice, doNotDisturbSeen == other.doNotDisturbSeen, appOverrides == other.appOverrides,
               pausedPlayers == other.pausedPlayers, wirePlumberKeys == other.wirePlumberKeys,
+              wirePlumberDuckLevel == other.wirePlumberDuckLevel,
               applied.count == other.applied.count,
               memory.sessions.count == other.memory.sessions.count else { return true }
         var mine = memory, theirs = other.memory

@@ -31,9 +31,13 @@ public struct AppliedStream: Sendable, Equatable, Codable {
     public var ramp: GainRamp?
     /// We asked WirePlumber to move it there (target.object serial).
     public var routedTo: UInt64?
-    /// The node it was linked to when we held it (its sink, or source for a
-    /// capture stream): where a release puts it back if that still exists.
+    /// The node it was linked to when we unlinked it — held, or kept from its
+    /// output by the start gate (its sink, or source for a capture stream):
+    /// where we link it back if that still exists.
     public var heldFrom: UInt32?
+    /// Where the stream stands at the start gate (StartGate); nil: not
+    /// started, nothing to pass yet.
+    public var startGate: StartGate.Progress?
     /// Since when the held stream has had no links, and when we last sent
     /// it `Suspend` (optional: journals written before them read as never).
     public var unlinkedSince: Double?
@@ -53,5 +57,7 @@ public struct AppliedStream: Sendable, Equatable, Codable {
     }
 
     /// Whether anything of ours remains on the stream.
-    public var isNeutral: Bool { !held && (commandedGain ?? 1) == 1 && ramp == nil && rampRunsUntil == nil }
+    public var isNeutral: Bool {
+        !held && heldFrom == nil && (commandedGain ?? 1) == 1 && ramp == nil && rampRunsUntil == nil
+    }
 }

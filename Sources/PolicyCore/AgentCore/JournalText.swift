@@ -101,6 +101,7 @@ enum JournalText {
         members.integer("routedTo", stream.routedTo)
         members.bool("sentAgainEarly", stream.sentAgainEarly)
         members.integer("serial", stream.serial)
+        members.string("startGate", stream.startGate?.rawValue)
         members.number("suspendedAt", stream.suspendedAt)
         members.number("unlinkedSince", stream.unlinkedSince)
     }

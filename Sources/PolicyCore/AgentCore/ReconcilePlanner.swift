@@ -27,6 +27,8 @@ public struct ReconcilePlanner: Sendable {
         public var nextTick: Double?
         /// The new streams WirePlumber has yet to link, for the next plan.
         public var linkWait = LinkWait()
+        /// Streams kept from their output until they pass the start gate (StartGate).
+        public var gated: Set<UInt32> = []
     }
 
     static let epsilon = 0.002
@@ -37,12 +39,15 @@ public struct ReconcilePlanner: Sendable {
     /// than WirePlumber takes to relink a stream whose output went away.
     static let unlinkedBeforeSuspend = 0.2
 
+    /// `gate`: what the start gate refused until now; `refused`: the streams
+    /// whose links it destroyed as they appeared, and the node each was
+    /// being linked to (StartGate).
     public func plan(graph: Graph, decisions: [UInt32: StreamDecision], classified: [UInt32: ClassifiedStream],
                      applied previous: [UInt32: AppliedStream], linkWait previousWait: LinkWait = LinkWait(),
-                     now: Double) -> Plan {
+                     gate: StartGate = .open, refused: [UInt32: UInt32] = [:], now: Double) -> Plan {
         let linkWait = previousWait.observed(graph, applied: previous, now: now, longest: pacing.longestLinkWait)
         var plan = PlanInProgress(fading: Self.fading(previous, decisions: decisions), raisesWait: linkWait.raisesWait,
-                                  now: now)
+                                  refused: refused, now: now)
         for node in graph.streams {
             var state = previous[node.id].flatMap { $0.serial == node.serial ? $0 : nil }
             var rampRunning = false
@@ -58,6 +63,11 @@ public struct ReconcilePlanner: Sendable {
                 continue
             }
             var stream = state ?? AppliedStream(serial: node.serial)
+            if StartGate.applies(to: node), stream.startGate != .passed {
+                stream.startGate = Self.gateProgress(stream.startGate, node: node, isNew: state == nil,
+                                                     refused: gate.refuses(stream: node.id, serial: node.serial, client: node.clientID),
+                                                     graph: graph)
+            }
             if decision.hold != nil {
                 hold(&stream, node: node, rampRunning: rampRunning, graph: graph, plan: &plan)
             } else {
@@ -68,11 +78,12 @@ public struct ReconcilePlanner: Sendable {
             // Every stream with a known gain is remembered, even at 1: a later
             // change of decision must fade it, only a stream never seen jumps.
             if stream.commandedGain != nil || stream.held || stream.ramp != nil || stream.routedTo != nil
-                || !stream.confirmed || stream.rampRunsUntil != nil {
+                || !stream.confirmed || stream.rampRunsUntil != nil || stream.heldFrom != nil {
                 plan.applied[node.id] = stream
             }
         }
-        return Plan(actions: plan.actions, applied: plan.applied, nextTick: plan.nextTick, linkWait: linkWait)
+        return Plan(actions: plan.actions, applied: plan.applied, nextTick: plan.nextTick, linkWait: linkWait,
+                    gated: plan.gated)
     }
 
     /// One plan under way: what it sends and remembers, when it wants to run
@@ -86,7 +97,11 @@ public struct ReconcilePlanner: Sendable {
         let fading: Int
         /// Until when raises wait for WirePlumber to link new streams (LinkWait).
         let raisesWait: Double?
+        /// The links the start gate refused: stream → where it was being linked.
+        let refused: [UInt32: UInt32]
         let now: Double
+        /// Streams kept from their output until they pass the start gate.
+        var gated: Set<UInt32> = []
         /// Raises placed so far in this plan.
         var raises = 0
 
@@ -128,7 +143,9 @@ public struct ReconcilePlanner: Sendable {
         let retried = commandLost(state, now: plan.now)
         if rampRunning {
             // Sent plainly now it would be overwritten: after the ramp.
-            if state.held { plan.actions += unhold(&state, node: node, decision: nil, graph: graph) }
+            if state.held || state.heldFrom != nil {
+                plan.actions += unhold(&state, node: node, decision: nil, graph: graph, now: plan.now)
+            }
             state.ramp = nil
             state.landing = 1
             plan.applied[node.id] = state
@@ -160,6 +177,9 @@ public struct ReconcilePlanner: Sendable {
         }
         plan.actions += links.map { .destroyLink($0.id) }
         stream.held = true
+        // Relinked by WirePlumber before it passed the gate, it would start
+        // at its client's own volume: refused on sight instead (StartGate).
+        if stream.startGate != .passed, StartGate.applies(to: node) { plan.gated.insert(node.id) }
         // A held stream that runs with no links (node.always-process)
         // plays on into nothing: Suspend stops it (docs/HOLDS.md).
         // Only once it has stayed unlinked a moment — a linked stream
@@ -189,8 +209,11 @@ public struct ReconcilePlanner: Sendable {
             plan.placeRaise(&ramp, pacing: pacing)
             stream.ramp = ramp
         }
+        if !stream.held, keptFromOutput(&stream, decision: decision, node: node, isNew: isNew, graph: graph, plan: &plan) {
+            return
+        }
         if stream.held {
-            plan.actions += unhold(&stream, node: node, decision: decision, graph: graph)
+            plan.actions += unhold(&stream, node: node, decision: decision, graph: graph, now: plan.now)
             if decision.gain >= Self.epsilon {
                 var ramp = GainRamp(from: 0, to: decision.gain, start: plan.now,
                                     duration: fadeDuration(fadeUp, node: node, graph: graph, fading: plan.fading))
@@ -203,10 +226,81 @@ public struct ReconcilePlanner: Sendable {
             plan.actions += converged
         }
         if let target = decision.preferredTarget, let serial = graph.nodes[target]?.serial,
-           stream.routedTo != serial, EngineInputBuilder.linkedSink(of: node.id, in: graph) != target {
+           stream.routedTo != serial, !Self.playsTo(target, stream: node.id, in: graph) {
             plan.actions.append(.setTarget(stream: node.id, targetSerial: serial))
             stream.routedTo = serial
         }
+    }
+
+    /// Where a stream stands at the start gate after what was observed: one
+    /// found linked, or running linked, has passed; one running unlinked
+    /// has started. A link the gate refuses may show before its refusal:
+    /// then running linked is a start, not a pass (`refused`).
+    private static func gateProgress(_ progress: StartGate.Progress?, node: Graph.Node, isNew: Bool, refused: Bool,
+                                     graph: Graph) -> StartGate.Progress? {
+        let linked = !outputLinks(of: node.id, in: graph).isEmpty
+        if linked && !refused && (isNew || node.state == .running) { return .passed }
+        return node.state == .running ? .started : progress
+    }
+
+    /// The start gate (StartGate): a playback stream that must start below
+    /// full gain and has not passed the gate is kept unlinked; once
+    /// WirePlumber has tried to link it (the link refused on sight tells
+    /// where), its gain is sent — after a `prime` if it has not started
+    /// yet — and then it is linked there, in one batch the daemon keeps in
+    /// order. A stream whose link was refused but that plays at full gain
+    /// is linked back at once. True when the stream is handled for this plan.
+    private func keptFromOutput(_ stream: inout AppliedStream, decision: StreamDecision, node: Graph.Node, isNew: Bool,
+                                graph: Graph, plan: inout PlanInProgress) -> Bool {
+        let links = Self.outputLinks(of: node.id, in: graph)
+        guard StartGate.applies(to: node), stream.startGate != .passed, decision.gain < 1 - Self.epsilon else {
+            // Refused while not judged yet, or while it was gated: back to
+            // where it was going, until it shows linked (a link made while
+            // its client re-creates its ports fails: tried again).
+            if !links.isEmpty {
+                stream.heldFrom = nil
+            } else if let target = plan.refused[node.id] ?? stream.heldFrom {
+                plan.actions += relink(node, decision: decision, heldFrom: target, graph: graph)
+                stream.heldFrom = target
+            }
+            return false
+        }
+        plan.gated.insert(node.id)
+        // Meanwhile it waits at its gain, as any stream that does not run
+        // (docs/POLICY.md, "Inactive sessions"): should a link of
+        // WirePlumber's be refused too late, a client that does not write
+        // its own volume plays it already.
+        plan.actions += converge(&stream, to: decision.gain, node: node, graph: graph, isNew: isNew, plan: &plan)
+        if let first = links.first {
+            stream.heldFrom = stream.heldFrom ?? first.inputNode
+            plan.actions += links.map { .destroyLink($0.id) }
+            return true
+        }
+        // Not linked yet: WirePlumber's first link is refused on sight.
+        guard let target = plan.refused[node.id] ?? stream.heldFrom else { return true }
+        let linked = relink(node, decision: decision, heldFrom: target, graph: graph)
+        guard !linked.isEmpty else { return true }
+        plan.gated.remove(node.id)
+        plan.actions += passGate(&stream, gain: decision.gain, node: node, now: plan.now) + linked
+        stream.heldFrom = target
+        return true
+    }
+
+    /// What goes before the link that lets a stream through the gate: its
+    /// gain, after a `prime` if its client has not started yet. What the
+    /// client reports in between is its own write, not a loss of ours:
+    /// only the timeout resends.
+    private func passGate(_ stream: inout AppliedStream, gain: Double, node: Graph.Node, now: Double) -> [AgentAction] {
+        let started = stream.startGate == .started
+        stream.startGate = .passed
+        stream.ramp = nil
+        stream.commandedGain = gain
+        stream.commandedAt = now
+        stream.confirmed = false
+        stream.overtaken = nil
+        stream.sentAgainEarly = nil
+        stream.reportsWhenCommanded = nil
+        return [started ? .setGain(node: node.id, gain: gain) : .prime(node: node.id, gain: gain)]
     }
 
     /// When the plan must run again for this stream: its next fade step,
@@ -368,11 +462,18 @@ public struct ReconcilePlanner: Sendable {
 
     /// Everything needed to leave every stream as it would be without us:
     /// gains back to 1, held streams linked where they played. For shutdown.
-    public func restoreAll(graph: Graph, applied: [UInt32: AppliedStream], now: Double) -> [AgentAction] {
-        applied.sorted { $0.key < $1.key }.flatMap { id, state -> [AgentAction] in
+    /// Streams whose links the start gate refused are linked where they
+    /// were going.
+    public func restoreAll(graph: Graph, applied: [UInt32: AppliedStream], refused: [UInt32: UInt32] = [:],
+                           now: Double) -> [AgentAction] {
+        let restoring = applied.sorted { $0.key < $1.key }.flatMap { id, state -> [AgentAction] in
             guard let node = graph.nodes[id], node.serial == state.serial else { return [] }
             var state = state
             return restore(&state, node: node, graph: graph, now: now, restatingInFlight: true)
+        }
+        let refusedOnly = refused.filter { applied[$0.key] == nil && graph.nodes[$0.key] != nil }.sorted { $0.key < $1.key }
+        return restoring + refusedOnly.flatMap { id, target in
+            relink(graph.nodes[id]!, decision: nil, heldFrom: target, graph: graph)
         }
     }
 
@@ -383,8 +484,8 @@ public struct ReconcilePlanner: Sendable {
                          restatingInFlight: Bool = false) -> [AgentAction] {
         var actions: [AgentAction] = []
         state.ramp = nil
-        if state.held {
-            actions += unhold(&state, node: node, decision: nil, graph: graph)
+        if state.held || state.heldFrom != nil {
+            actions += unhold(&state, node: node, decision: nil, graph: graph, now: now)
         }
         if (state.commandedGain ?? 1) != 1 || commandLost(state, now: now) || (restatingInFlight && !state.confirmed) {
             actions += command(&state, gain: 1, node: node, now: now)
@@ -428,22 +529,31 @@ public struct ReconcilePlanner: Sendable {
     }
 
     /// Links a released stream back where it belongs: the engine's preferred
-    /// target, else the default sink (playback) or source (capture).
+    /// target, else where it was, else the target it asked for, else the
+    /// role loopback WirePlumber would link it into, else the default sink
+    /// (playback) or source (capture).
     /// Ends a hold: linked back (which starts a suspended stream), and
     /// everything the hold remembered forgotten.
+    /// A stream that has not passed the start gate gets gain 0 first
+    /// (StartGate): the release fades it up from there.
     private func unhold(_ stream: inout AppliedStream, node: Graph.Node, decision: StreamDecision?,
-                        graph: Graph) -> [AgentAction] {
+                        graph: Graph, now: Double) -> [AgentAction] {
         defer {
             stream.heldFrom = nil
             stream.held = false
             stream.unlinkedSince = nil
             stream.suspendedAt = nil
         }
-        return relink(node, decision: decision, heldFrom: stream.heldFrom, graph: graph)
+        let relinked = relink(node, decision: decision, heldFrom: stream.heldFrom, graph: graph)
+        guard !relinked.isEmpty, decision != nil, stream.startGate != .passed, StartGate.applies(to: node) else {
+            return relinked
+        }
+        return passGate(&stream, gain: 0, node: node, now: now) + relinked
     }
 
     private func relink(_ node: Graph.Node, decision: StreamDecision?, heldFrom: UInt32?, graph: Graph) -> [AgentAction] {
-        guard graph.links(from: node.id).isEmpty && graph.links(to: node.id).isEmpty else { return [] }
+        guard Self.outputLinks(of: node.id, in: graph).isEmpty
+                && graph.links(to: node.id).allSatisfy({ graph.nodes[$0.outputNode]?.isAgentsOwn == true }) else { return [] }
         let target: UInt32?
         if let preferred = decision?.preferredTarget, graph.nodes[preferred] != nil {
             target = preferred
@@ -451,6 +561,10 @@ public struct ReconcilePlanner: Sendable {
             target = heldFrom  // back where it played (a route-lost stream's node is gone)
         } else if let own = ownTarget(of: node, in: graph) {
             target = own
+        } else if let loopback = RoleLoopbacks.observed(in: graph).loopback(for: node) {
+            // Into the role loopback WirePlumber would use, never around it
+            // to the sink (docs/POLICY.md, "Beside WirePlumber's role policy").
+            target = loopback.input
         } else if node.streamDirection == .capture {
             target = OutputDetection.defaultInput(in: graph)
         } else {
@@ -458,6 +572,20 @@ public struct ReconcilePlanner: Sendable {
         }
         guard let target else { return [] }
         return [node.streamDirection == .capture ? .link(output: target, input: node.id) : .link(output: node.id, input: target)]
+    }
+
+    /// Whether the stream plays to `sink`: linked to it, or into a role
+    /// loopback of WirePlumber's that plays to it (moving it there would
+    /// take it around the loopback).
+    static func playsTo(_ sink: UInt32, stream: UInt32, in graph: Graph) -> Bool {
+        guard let linked = EngineInputBuilder.linkedSink(of: stream, in: graph) else { return false }
+        return linked == sink || RoleLoopbacks.observed(in: graph).resolve(linked) == sink
+    }
+
+    /// The links that carry the stream somewhere: all of its outputs' but
+    /// those into the agent's own nodes (a meter reads it beside its output).
+    static func outputLinks(of node: UInt32, in graph: Graph) -> [Graph.Link] {
+        graph.links(from: node).filter { graph.nodes[$0.inputNode]?.isAgentsOwn != true }
     }
 
     /// The target the stream asked for itself (`target.object`/`node.target`

@@ -1,13 +1,18 @@
 /// Renders what the agent decided into the AgentProtocol shapes it publishes.
 public enum StatusPublisher {
     /// `linkedSinks` is `EngineInputBuilder.linkedSinks(in: graph)`, found
-    /// once for all the streams published; `names` are the decision's.
+    /// once for all the streams published; `names` are the decision's. A
+    /// stream linked into one of WirePlumber's role loopbacks plays to the
+    /// loopback's sink, via the loopback.
     public static func streamStatus(node: Graph.Node, classified: ClassifiedStream, decision: StreamDecision?,
-                                    graph: Graph, linkedSinks: [UInt32: UInt32], names: DecisionNames,
-                                    extraWarnings: [String], player: StreamStatus.Player? = nil) -> StreamStatus {
+                                    graph: Graph, linkedSinks: [UInt32: UInt32], roles: RoleLoopbacks = .none,
+                                    names: DecisionNames, extraWarnings: [String],
+                                    player: StreamStatus.Player? = nil) -> StreamStatus {
         let classification = classified.classification
         let decision = decision ?? .untouched
-        let sink = linkedSinks[node.id].flatMap { graph.nodes[$0]?.name }
+        let linked = linkedSinks[node.id]
+        let loopback = roles.isActive ? linked.flatMap { roles.loopback(input: $0) } : nil
+        let sink = (loopback.map(\.playsTo) ?? linked).flatMap { graph.nodes[$0]?.name }
         return StreamStatus(
             id: node.id, app: classified.appName, appKey: classified.appKey, session: classified.session.rawValue,
             direction: classified.facts.direction.rawValue, state: node.state.rawValue,
@@ -24,7 +29,7 @@ public enum StatusPublisher {
                 let name = names.session(key)
                 return StreamStatus.Ducker(session: key.rawValue, app: name.app, which: name.which)
             },
-            output: sink, explanation: decision.explanation, player: player)
+            output: sink, via: loopback?.description, explanation: decision.explanation, player: player)
     }
 
     static func hold(of reason: HoldReason, names: DecisionNames) -> StreamStatus.Hold {

@@ -49,6 +49,7 @@ enum StreamStatusText {
             members.bool("silenced", status.silenced)
             members.string("source", status.source)
             members.string("state", status.state)
+            members.string("via", status.via)
             members.strings("warnings", status.warnings)
         }
         return complete ? String(decoding: output, as: UTF8.self) : StatusPublisher.json(status)

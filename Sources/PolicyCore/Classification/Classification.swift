@@ -2,6 +2,10 @@
 public enum ClassificationSource: String, Sendable, Codable, Hashable {
     /// `pw-policy set …`: a runtime override by the user.
     case override
+    /// What the app declared through its audio session on the session bus
+    /// (docs/API.md): the app's own word, as its stream properties are,
+    /// and taken before them.
+    case audioSession = "audio-session"
     /// `policy.category` / `policy.options` the app put on its own stream.
     case streamProperties = "stream-properties"
     /// A `rules` entry of the config.
@@ -41,6 +45,26 @@ public struct Classification: Sendable, Equatable, Hashable {
     }
 }
 
+/// What an app declared for a stream through its audio session (docs/API.md):
+/// its category, options and mode, and which session said so, for the reason.
+public struct AppDeclaration: Sendable, Equatable, Hashable {
+    public var category: Category
+    public var options: Set<PolicyOption>
+    public var mode: AudioMode
+    /// `audio session 3 of :1.42 (pid 4242)`.
+    public var label: String
+    /// The app instance its streams belong to: the session's owner
+    /// (`pid:4242`), whichever of its processes plays them, so that the
+    /// streams of one app are one engine session per category and never
+    /// act on each other (docs/POLICY.md, "One app").
+    public var instance: String
+    public init(category: Category, options: Set<PolicyOption> = [], mode: AudioMode = .default, label: String,
+                instance: String) {
+        self.category = category; self.options = options; self.mode = mode; self.label = label
+        self.instance = instance
+    }
+}
+
 /// A runtime override from the user (`pw-policy set`), for one stream or an app.
 public struct ClassificationOverride: Sendable, Equatable, Hashable, Codable {
     public var category: Category
@@ -62,6 +86,8 @@ public struct StreamFacts: Sendable, Equatable {
     public var clientProps: [String: String]
     /// The user's runtime override for this stream or its app, if any.
     public var override: ClassificationOverride?
+    /// What its app declared for it through its audio session, if any (docs/API.md).
+    public var declared: AppDeclaration? = nil
     /// What the other streams of the same app instance do (`InstanceFacts`):
     /// a call's other side, a microphone, a screen cast.
     public var instance: InstanceFacts

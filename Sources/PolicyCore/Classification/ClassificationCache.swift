@@ -13,10 +13,13 @@ public struct ClassificationCache: Sendable {
 
     /// Every audio stream of the graph classified, by node id; `apps` is
     /// what the desktop knows of each client's app, by client id.
-    public mutating func classifyAll(graph: Graph, overrides: OverrideTable,
-                                     apps: [UInt32: AppFacts] = [:]) -> [UInt32: ClassifiedStream] {
+    /// `declarations`: what apps declared for their streams through their
+    /// audio sessions, by node id (docs/API.md).
+    public mutating func classifyAll(graph: Graph, overrides: OverrideTable, apps: [UInt32: AppFacts] = [:],
+                                     declarations: [UInt32: AppDeclaration] = [:]) -> [UInt32: ClassifiedStream] {
         var next: [UInt32: (scope: OverrideScope?, stream: ClassifiedStream)] = [:]
-        for facts in makeStreamFacts(graph: graph, overrides: overrides, known: &properties, apps: apps) {
+        for facts in makeStreamFacts(graph: graph, overrides: overrides, known: &properties, apps: apps,
+                                     declarations: declarations) {
             if let known = last[facts.nodeID], known.stream.facts == facts,
                known.scope == overrides.lookup(nodeID: facts.nodeID, appKey: known.stream.appKey)?.scope {
                 next[facts.nodeID] = known
@@ -27,8 +30,9 @@ public struct ClassificationCache: Sendable {
             let classification = classifier.classify(facts, overrideScope: scope)
             next[facts.nodeID] = (scope, ClassifiedStream(
                 facts: facts, classification: classification,
-                session: AppIdentity.sessionKey(nodeProps: facts.nodeProps, clientProps: facts.clientProps,
-                                                category: classification.category),
+                session: facts.declared.map { SessionKey("\($0.instance)/\(classification.category.rawValue)") }
+                    ?? AppIdentity.sessionKey(nodeProps: facts.nodeProps, clientProps: facts.clientProps,
+                                              category: classification.category),
                 appKey: appKey,
                 appName: AppIdentity.displayName(nodeProps: facts.nodeProps, clientProps: facts.clientProps)))
         }

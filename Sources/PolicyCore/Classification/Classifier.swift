@@ -1,5 +1,6 @@
 /// Gives every stream its category with the precedence of docs/CLASSIFICATION.md:
-/// runtime override → the stream's own `policy.*` properties → config rules
+/// runtime override → what the app declared (its audio session, then its
+/// stream's own `policy.*` properties) → config rules
 /// → what the desktop knows about the app → built-in inference → the configured default.
 ///
 /// The first step that names a category decides it, with its own options and
@@ -40,6 +41,11 @@ public struct Classifier: Sendable {
             let subject = overrideScope.map { "override for \($0)" } ?? "runtime override"
             steps.append(Step(source: .override, category: override.category, options: override.options,
                               mode: override.mode, label: "\(subject) (pw-policy set)"))
+        }
+        // The app's own word: its audio session, then its stream's properties.
+        if let declared = facts.declared {
+            steps.append(Step(source: .audioSession, category: declared.category, options: declared.options,
+                              mode: declared.mode, label: declared.label))
         }
         if !streamPolicy.isEmpty {
             steps.append(Step(source: .streamProperties, category: streamPolicy.category,

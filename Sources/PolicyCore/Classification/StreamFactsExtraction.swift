@@ -46,7 +46,7 @@ public struct StreamPropertyFacts: Sendable {
 /// docs/CLASSIFICATION.md, "App knowledge").
 public func makeStreamFacts(graph: Graph, overrides: OverrideTable,
                             known: inout [UInt32: StreamPropertyFacts],
-                            apps: [UInt32: AppFacts] = [:]) -> [StreamFacts] {
+                            apps: [UInt32: AppFacts] = [:], declarations: [UInt32: AppDeclaration] = [:]) -> [StreamFacts] {
     var found: [UInt32: StreamPropertyFacts] = [:]
     let streams = graph.streams.filter(\.hasInfo).map { node -> (node: Graph.Node, facts: StreamPropertyFacts) in
         let clientProps = node.clientID.flatMap { graph.clients[$0]?.props } ?? [:]
@@ -77,12 +77,14 @@ public func makeStreamFacts(graph: Graph, overrides: OverrideTable,
     known = found
 
     return streams.map { stream in
-        StreamFacts(
+        var facts = StreamFacts(
             nodeID: stream.node.id, direction: stream.facts.direction, nodeProps: stream.node.props,
             clientProps: stream.facts.clientProps,
             override: overrides.override(nodeID: stream.node.id, appKey: stream.facts.appKey),
             instance: instances[stream.node.id] ?? .alone,
             app: stream.node.clientID.flatMap { apps[$0] })
+        facts.declared = declarations.isEmpty ? nil : declarations[stream.node.id]
+        return facts
     }
 }
 

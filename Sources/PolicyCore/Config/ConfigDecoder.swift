@@ -26,7 +26,7 @@ public struct ConfigDecoder: Sendable {
     public static let optionalSettingKeys = [
         "route.resume-on-return", "route.resume-on-return-ms", "duck.while-audible", "duck.quiet-hold-ms",
         "solo-ambient.mix-with-playing", "silent.follow-do-not-disturb", "silent.do-not-disturb-sources",
-        "players.media-keys", "presenting.silence-alerts", "silent.while-locked",
+        "players.media-keys", "presenting.silence-alerts", "silent.while-locked", "audio-sessions.service",
     ]
     /// The keys of a `silent.do-not-disturb-sources` entry: a D-Bus property
     /// (bus-name, path, interface, property) or a GSettings key (schema, key).
@@ -91,9 +91,11 @@ private final class DecodeRun {
         let mediaKeys = setting("players.media-keys").map { bool($0, "players.media-keys") } ?? true
         let presentingSilences = setting("presenting.silence-alerts").map { bool($0, "presenting.silence-alerts") } ?? true
         let whileLocked = setting("silent.while-locked").map { bool($0, "silent.while-locked") } ?? true
+        let sessionService = setting("audio-sessions.service").map { bool($0, "audio-sessions.service") } ?? true
         guard let duckLevel, let fadeDown, let fadeUp, let debounce, let defaultCategory, let defaultOptions, let inference,
               let resumeOnReturn, let resumeWindow, let whileAudible, let quietHold, let soloMixes,
-              let followDND, let dndSources, let mediaKeys, let presentingSilences, let whileLocked else {
+              let followDND, let dndSources, let mediaKeys, let presentingSilences, let whileLocked,
+              let sessionService else {
             return nil
         }
         return Settings(duckLevel: duckLevel, fadeDownMs: fadeDown, fadeUpMs: fadeUp, debounceMs: debounce,
@@ -101,7 +103,8 @@ private final class DecodeRun {
                         resumeOnReturn: resumeOnReturn, resumeOnReturnMs: resumeWindow,
                         duckWhileAudible: whileAudible, duckQuietHoldMs: quietHold, soloAmbientMixesWithPlaying: soloMixes,
                         followDoNotDisturb: followDND, doNotDisturbSources: dndSources, mediaKeys: mediaKeys,
-                        presentingSilencesAlerts: presentingSilences, silenceWhileLocked: whileLocked)
+                        presentingSilencesAlerts: presentingSilences, silenceWhileLocked: whileLocked,
+                        audioSessionService: sessionService)
     }
 
     func doNotDisturbSources(_ value: SPAJSON, _ path: String) -> [DoNotDisturbSource]? {

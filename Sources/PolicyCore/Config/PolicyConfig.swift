@@ -68,13 +68,18 @@ public struct Settings: Sendable, Equatable {
     /// While the session is locked, what silent mode silences is silenced
     /// too (docs/POLICY.md, "Screen lock").
     public var silenceWhileLocked: Bool
+    /// Own the audio-session service on the session bus, through which
+    /// apps declare their sessions and are told what happens to them
+    /// (docs/API.md).
+    public var audioSessionService: Bool
 
     public init(duckLevel: Double, fadeDownMs: Int, fadeUpMs: Int, debounceMs: Int,
                 defaultCategory: Category, defaultOptions: Set<PolicyOption>, inference: Bool = true,
                 resumeOnReturn: Bool = false, resumeOnReturnMs: Int = 30_000,
                 duckWhileAudible: Bool = true, duckQuietHoldMs: Int = 300, soloAmbientMixesWithPlaying: Bool = true,
                 followDoNotDisturb: Bool = true, doNotDisturbSources: [DoNotDisturbSource] = [],
-                mediaKeys: Bool = true, presentingSilencesAlerts: Bool = true, silenceWhileLocked: Bool = true) {
+                mediaKeys: Bool = true, presentingSilencesAlerts: Bool = true, silenceWhileLocked: Bool = true,
+                audioSessionService: Bool = true) {
         self.duckLevel = duckLevel; self.fadeDownMs = fadeDownMs; self.fadeUpMs = fadeUpMs
         self.debounceMs = debounceMs; self.defaultCategory = defaultCategory
         self.defaultOptions = defaultOptions; self.inference = inference
@@ -84,7 +89,7 @@ public struct Settings: Sendable, Equatable {
         self.followDoNotDisturb = followDoNotDisturb; self.doNotDisturbSources = doNotDisturbSources
         self.mediaKeys = mediaKeys
         self.presentingSilencesAlerts = presentingSilencesAlerts
-        self.silenceWhileLocked = silenceWhileLocked
+        self.silenceWhileLocked = silenceWhileLocked; self.audioSessionService = audioSessionService
     }
 
     /// Every Do Not Disturb mechanism watched: the built-in ones, then the config's.

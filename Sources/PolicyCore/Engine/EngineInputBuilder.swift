@@ -1,18 +1,23 @@
 /// Turns the observed graph and the classified streams into the engine's input.
 public enum EngineInputBuilder {
+    /// `roles`: WirePlumber's role loopbacks; a stream linked into one plays
+    /// to the sink the loopback plays to, which is its output (route
+    /// changes, unplug holds), and nil while the loopback's playing side is
+    /// unlinked — never the loopback itself.
     public static func build(graph: Graph, classified: [UInt32: ClassifiedStream], now: Double,
                              silentMode: Bool, silentModeReason: String = "", resumeRequests: Set<UInt32>,
                              audibility: [UInt32: Audibility] = [:], screenLocked: String? = nil,
-                             endedSessions: Set<SessionKey> = []) -> PolicyInput {
+                             endedSessions: Set<SessionKey> = [], roles: RoleLoopbacks = .none) -> PolicyInput {
         let sinks = linkedSinks(in: graph)
         let linkedInputs = Set(graph.links.values.map(\.inputNode))
         let streams = classified.keys.sorted().compactMap { id -> StreamInput? in
             guard let stream = classified[id], let node = graph.nodes[id] else { return nil }
             let isRunning = node.state == .running
             let sink = sinks[id]
+            let output = roles.isActive ? sink.flatMap(roles.resolve) : sink
             return StreamInput(id: id, session: stream.session, appName: stream.appName,
                                direction: stream.facts.direction, classification: stream.classification,
-                               isRunning: isRunning, output: stream.facts.direction == .playback ? sink : nil,
+                               isRunning: isRunning, output: stream.facts.direction == .playback ? output : nil,
                                isUnlinked: !isRunning && sink == nil && !linkedInputs.contains(id),
                                audibility: audibility[id])
         }

@@ -17,6 +17,9 @@ struct InteractionMatrix: Sendable {
     /// matching rule, or -1 when none does.
     private let firstRule: [Int32]
     private let classCount = ClassCode.count
+    /// Per active class: some newcomer would wait, or be silenced or ducked,
+    /// while a session of this class plays (the start gate, docs/POLICY.md).
+    let quietsSomeNewcomer: [Bool]
 
     init(config: PolicyConfig) {
         rules = config.interactions
@@ -35,6 +38,16 @@ struct InteractionMatrix: Sendable {
             }
         }
         firstRule = table
+        quietsSomeNewcomer = (0..<ClassCode.count).map { [actions] active in
+            (0..<ClassCode.count).contains { incoming in
+                let rule = table[active * ClassCode.count + incoming]
+                guard rule >= 0 else { return false }
+                switch actions[Int(rule)] {
+                case .holdIncoming, .silenceIncoming, .duckIncoming: return true
+                default: return false
+                }
+            }
+        }
     }
 
     /// The hot path: the first rule for a pair of packed classes, -1 if none.

@@ -14,7 +14,7 @@ public enum OutputDetection {
         // unplug, not the stream moving away from a headphones sink.
         var withInputs = Set<UInt32>()
         for port in graph.ports.values where port.direction == .input { withInputs.insert(port.nodeID) }
-        return graph.sinks.filter { !isVirtual($0) }.map { sink in
+        return graph.sinks.filter { !isVirtual($0) && !RoleLoopbacks.isLoopbackInput($0) }.map { sink in
             let route = activeOutputRoute(of: sink, in: graph)
             let ports = outputPorts(of: sink, in: graph)
             // A port unplugged plays to no one: not private, and the sink has
@@ -53,6 +53,9 @@ public enum OutputDetection {
 
     /// Filter chains and loopbacks present sinks that are not devices; they
     /// are where streams play, but their privacy is their target's.
+    /// WirePlumber's role loopbacks are left out whether or not they say
+    /// `node.virtual` (RoleLoopbacks): a stream plays through them to the
+    /// loopback's sink, which is its output.
     static func isVirtual(_ sink: Graph.Node) -> Bool {
         sink.props["node.virtual"] == "true"
     }

@@ -31,7 +31,7 @@ public struct PolicyEngine: Sendable {
         let events = run.events(from: memory, to: next, decisions: decisions)
         run.name(events, namer: &namer)
         return PolicyDecision(streams: decisions, memory: next, events: events, nextWakeup: run.nextWakeup(),
-                              names: namer.names)
+                              names: namer.names, newcomersMayStartQuiet: run.newcomersMayStartQuiet())
     }
 
     /// The first interaction rule for a pair of sessions, as the engine would

@@ -47,7 +47,9 @@ extension DecisionRun {
         }
         if foundInMemory < memory.sessions.count {
             for (key, remembered) in memory.sessions where foundIndex[key] == nil {
-                guard isInsideDebounce(remembered) else {
+                // An app that said it is done (and asked that the others be
+                // told) has no debounce gap (docs/API.md, "Deactivate").
+                guard isInsideDebounce(remembered), input.endedSessions.isEmpty || !input.endedSessions.contains(key) else {
                     vanished.append((key, remembered))
                     continue
                 }
@@ -130,7 +132,8 @@ extension DecisionRun {
             }
             sessions[index].running = plainlyRunning || audibleUntil != nil
             if !plainlyRunning { sessions[index].audibleUntil = audibleUntil }
-            let gap = metered && !plainlyRunning ? 0 : debounce
+            let ended = !input.endedSessions.isEmpty && input.endedSessions.contains(sessions[index].key)
+            let gap = (metered && !plainlyRunning) || ended ? 0 : debounce
             // Two fields, not a copy of the remembered session.
             let rememberedSince = sessions[index].remembered?.activeSince
             let rememberedLast = sessions[index].remembered?.lastActive

@@ -161,6 +161,22 @@ extension DecisionRun {
         }
     }
 
+    /// Whether a stream that opens now might have to start below full gain,
+    /// and who could make it: silent mode, the screen lock or presenting silences some
+    /// categories (anyone's stream), or sessions playing would make some
+    /// newcomer wait, or silence or duck it — a newcomer of their own app
+    /// excepted: sessions of one app never act on each other. While it
+    /// might, the agent keeps new playback streams from their output until
+    /// it has judged them (docs/POLICY.md, "The first sample").
+    func newcomersMayStartQuiet() -> NewcomerQuieting {
+        if (input.silentMode || input.screenLocked != nil) && matrix.categorySilenced.contains(true) { return .anyone }
+        if silencingScreenCast != nil { return .anyone }
+        let apps = Set(activationOrder.lazy
+            .filter { sessions[$0].hold == nil && matrix.quietsSomeNewcomer[sessions[$0].classCode] }
+            .map { String(sessions[$0].key.app) })
+        return apps.isEmpty ? .nobody : .streamsNotOf(apps)
+    }
+
     /// The first index of the ascending `members` whose value is at least `bound`.
     private func firstIndex(in members: [Int], notBelow bound: Int) -> Int {
         var low = 0, high = members.count

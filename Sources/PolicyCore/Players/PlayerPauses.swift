@@ -103,8 +103,18 @@ public enum PlayerPauses {
         }
 
         for (name, held) in heldStream.sorted(by: { $0.key < $1.key }) where plan.paused[name] == nil {
-            guard let player = players[name], player.status == .playing, player.canPause != false,
-                  let session = sessions[held.stream] else { continue }
+            guard let player = players[name], let session = sessions[held.stream] else { continue }
+            if case .routeLost(let output) = held.hold, player.status == .paused,
+               let lostAt = memory.streams[held.stream]?.routeLostAt, now - lostAt <= adoptsPauseWithin {
+                // Paused as its output went away, by someone else: WirePlumber
+                // 0.5.11+ pauses the players of a removed sink itself. One
+                // Pause is enough; ours to play again as if we had sent it
+                // (docs/PLAYERS.md, "Beside WirePlumber's own pause").
+                plan.paused[name] = PausedPlayer(owner: player.uniqueName, cause: .routeLost(output: output), state: .paused,
+                                                 session: session, since: now)
+                continue
+            }
+            guard player.status == .playing, player.canPause != false else { continue }
             let cause: PausedPlayer.Cause
             let why: String
             switch held.hold {
@@ -125,6 +135,11 @@ public enum PlayerPauses {
         }
         return plan
     }
+
+    /// How soon after its stream lost its output a player found paused is
+    /// taken for paused by the unplug (WirePlumber pauses it at once; its
+    /// status reaches us within a few hundred milliseconds).
+    static let adoptsPauseWithin = 2.0
 
     /// Whether a paused player whose hold is over may be played: only after
     /// a resumable interruption whose interrupting session is over.

@@ -11,6 +11,14 @@ public enum AgentProtocol {
     // Published by the agent.
     /// Subject 0: `AgentStatus`.
     public static let agentKey = "pw-policy.agent"
+
+    /// Whether a reader has the agent's entries yet. The metadata lives in
+    /// the agent's process: a client that binds it gets its entries from
+    /// the agent, after the daemon's own round trips (PipeWire 1.6 answers
+    /// them first), and the agent's status is always among them.
+    public static func hasArrived(_ metadata: Graph.Metadata) -> Bool {
+        metadata.value(subject: 0, key: agentKey) != nil
+    }
     /// Subject 0: `[OutputStatus]`.
     public static let outputsKey = "pw-policy.outputs"
     /// Subject = stream node id: `StreamStatus`.
@@ -87,15 +95,51 @@ public struct AgentStatus: Codable, Sendable, Equatable {
     /// Whether the session is locked and whether that silences (docs/POLICY.md,
     /// "Screen lock"); absent from agents older than this field.
     public var screenLock: ScreenLockStatus?
+    /// The audio-session service and the sessions apps declared there
+    /// (docs/API.md); absent from agents older than this field.
+    public var audioSessions: AudioSessionsStatus?
     public init(pid: Int32, version: String, startedAt: String, configFiles: [String], configError: String?,
                 dryRun: Bool, silentMode: Bool, stack: StackStatus? = nil, players: String? = nil,
                 silentModeReason: String? = nil, silentChoice: SilentChoice? = nil, doNotDisturb: String? = nil,
-                mediaKeys: MediaKeysStatus? = nil, presenting: PresentingStatus? = nil, screenLock: ScreenLockStatus? = nil) {
+                mediaKeys: MediaKeysStatus? = nil, presenting: PresentingStatus? = nil, screenLock: ScreenLockStatus? = nil,
+                audioSessions: AudioSessionsStatus? = nil) {
         self.pid = pid; self.version = version; self.startedAt = startedAt; self.configFiles = configFiles
         self.configError = configError; self.dryRun = dryRun; self.silentMode = silentMode; self.stack = stack
         self.players = players; self.silentModeReason = silentModeReason; self.silentChoice = silentChoice
         self.doNotDisturb = doNotDisturb; self.mediaKeys = mediaKeys; self.presenting = presenting
-        self.screenLock = screenLock
+        self.screenLock = screenLock; self.audioSessions = audioSessions
+    }
+}
+
+/// `AgentStatus.audioSessions`: where the audio-session service is and the
+/// sessions declared there (docs/API.md).
+public struct AudioSessionsStatus: Codable, Sendable, Equatable {
+    /// The bus name it owns.
+    public var busName: String
+    /// Whether it is on the session bus.
+    public var available: Bool
+    /// `org.pwpolicy.AudioSession1 on the session bus`, or why not.
+    public var text: String
+    public var sessions: [Session]
+
+    public struct Session: Codable, Sendable, Equatable {
+        public var path: String
+        /// The caller's unique bus name and process, once known.
+        public var owner: String
+        public var pid: Int32?
+        /// `playback [duck-others]`.
+        public var declared: String
+        public var streams: [UInt32]
+        /// `active`, `interrupted`, `ducked`, `silenced`, `deactivated`, … or `idle`.
+        public var state: String
+        public init(path: String, owner: String, pid: Int32?, declared: String, streams: [UInt32], state: String) {
+            self.path = path; self.owner = owner; self.pid = pid; self.declared = declared; self.streams = streams
+            self.state = state
+        }
+    }
+
+    public init(busName: String, available: Bool, text: String, sessions: [Session]) {
+        self.busName = busName; self.available = available; self.text = text; self.sessions = sessions
     }
 }
 
@@ -167,29 +211,57 @@ public struct StackStatus: Codable, Sendable, Equatable {
         }
     }
 
+    /// WirePlumber 0.5's role-based policy, when its role loopbacks exist
+    /// (docs/POLICY.md, "Beside WirePlumber's role policy").
+    public struct RolePolicy: Codable, Sendable, Equatable {
+        /// The loopbacks' input sides (`input.loopback.sink.role.multimedia`…).
+        public var loopbacks: [String]
+        /// The level WirePlumber ducks a lower role to
+        /// (`linking.role-based.duck-level`), which pw-policy applies in its place.
+        public var duckLevel: Double
+        /// Whether pw-policy does WirePlumber's ducking (the setting is 1
+        /// while it runs); false in a dry run.
+        public var duckingTakenOver: Bool
+        public init(loopbacks: [String], duckLevel: Double, duckingTakenOver: Bool) {
+            self.loopbacks = loopbacks; self.duckLevel = duckLevel; self.duckingTakenOver = duckingTakenOver
+        }
+
+        /// `WirePlumber role policy: active (6 role loopbacks)`.
+        public var summary: String {
+            "WirePlumber role policy: active (\(loopbacks.count) role \(loopbacks.count == 1 ? "loopback" : "loopbacks"))"
+        }
+    }
+
     public var pipewire: PipeWire
     /// Absent when no WirePlumber is connected.
     public var wireplumber: WirePlumber?
     public var capabilities: StackCapabilities
+    /// Absent when WirePlumber's role policy is off (no role loopbacks), and
+    /// from agents older than this field.
+    public var rolePolicy: RolePolicy?
 
-    public init(pipewire: PipeWire, wireplumber: WirePlumber?, capabilities: StackCapabilities) {
+    public init(pipewire: PipeWire, wireplumber: WirePlumber?, capabilities: StackCapabilities,
+                rolePolicy: RolePolicy? = nil) {
         self.pipewire = pipewire; self.wireplumber = wireplumber; self.capabilities = capabilities
+        self.rolePolicy = rolePolicy
     }
 
-    public init(_ stack: PipeWireStack) {
+    public init(_ stack: PipeWireStack, rolePolicy: RolePolicy? = nil) {
         self.init(pipewire: PipeWire(version: stack.pipewire),
                   wireplumber: stack.wirePlumber.map {
                       WirePlumber(client: $0.client, pid: $0.pid, version: $0.version, versionSource: $0.versionSource?.rawValue)
                   },
-                  capabilities: stack.capabilities)
+                  capabilities: stack.capabilities, rolePolicy: rolePolicy)
     }
 
     /// One line for the log and `pw-policy status`:
-    /// `PipeWire 0.3.65 · WirePlumber 0.4.13 · fades: stepped (no native volume ramps before PipeWire 0.3.68)`.
+    /// `PipeWire 0.3.65 · WirePlumber 0.4.13 · fades: stepped (no native volume ramps before PipeWire 0.3.68)`,
+    /// and `· WirePlumber role policy: active (6 role loopbacks)` when it is.
     public var summary: String {
         let daemon = pipewire.version.map { "PipeWire \($0)" } ?? "PipeWire (version unknown)"
         let manager = wireplumber.map { "WirePlumber \($0.version ?? "(version unknown)")" } ?? "WirePlumber not running"
-        return [daemon, manager, capabilities.volumeRampsSummary].joined(separator: " · ")
+        return ([daemon, manager, capabilities.volumeRampsSummary] + (rolePolicy.map { [$0.summary] } ?? []))
+            .joined(separator: " · ")
     }
 }
 
@@ -289,8 +361,12 @@ public struct StreamStatus: Codable, Sendable, Equatable {
     public var hold: Hold?
     public var silenced: Bool
     public var duckedBy: [Ducker]
-    /// The sink it plays to, if linked.
+    /// The sink it plays to, if linked: through a role loopback of
+    /// WirePlumber's, the sink the loopback plays to.
     public var output: String?
+    /// The WirePlumber role loopback it plays through (its description,
+    /// "Multimedia"); absent when it plays straight to its output.
+    public var via: String?
     public var explanation: [String]
     /// The media player that controls it; absent when none was matched.
     public var player: Player?
@@ -298,12 +374,12 @@ public struct StreamStatus: Codable, Sendable, Equatable {
     public init(id: UInt32, app: String, appKey: String, session: String, direction: String, state: String,
                 category: String, options: [String], mode: String, exempt: Bool, source: String, reason: String,
                 warnings: [String], gain: Double, hold: Hold?, silenced: Bool, duckedBy: [Ducker],
-                output: String?, explanation: [String], player: Player? = nil) {
+                output: String?, via: String? = nil, explanation: [String], player: Player? = nil) {
         self.id = id; self.app = app; self.appKey = appKey; self.session = session; self.direction = direction
         self.state = state; self.category = category; self.options = options; self.mode = mode
         self.exempt = exempt; self.source = source; self.reason = reason; self.warnings = warnings
         self.gain = gain; self.hold = hold; self.silenced = silenced; self.duckedBy = duckedBy
-        self.output = output; self.explanation = explanation; self.player = player
+        self.output = output; self.via = via; self.explanation = explanation; self.player = player
     }
 }
 

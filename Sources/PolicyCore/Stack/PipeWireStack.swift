@@ -59,13 +59,21 @@ public struct PipeWireStack: Sendable, Equatable {
     }
 
     /// WirePlumber's daemon marks its clients `wireplumber.daemon = true`
-    /// (0.4 and 0.5; `wpctl` and other library users do not). Each instance
-    /// has a second, export-only client named `… [export]`. Several
-    /// instances can run (0.5's profiles: `WirePlumber (video-only)`); the
-    /// `main` profile (0.4 has no profiles) counts, else the oldest.
+    /// (0.4 and 0.5; `wpctl` and other library users do not). Besides its
+    /// main client each instance has others, named after it with a suffix:
+    /// an export-only one (`… [export]`, every generation) and, from 0.5.15,
+    /// a client context for its scripts' own objects (`… [client]`, also
+    /// marked `wireplumber.client-context`). Several instances can run
+    /// (0.5's profiles: `WirePlumber (video-only)`); the `main` profile (0.4
+    /// has no profiles) counts, else the oldest.
+    /// The name suffixes of WirePlumber's clients that are not its main one.
+    static let secondaryClientSuffixes = [" [export]", " [client]"]
+
     static func mainWirePlumberClient(in graph: Graph) -> Graph.Client? {
-        let daemons = graph.clients.values.filter {
-            $0.props["wireplumber.daemon"] == "true" && !($0.props["application.name"] ?? "").hasSuffix("[export]")
+        let daemons = graph.clients.values.filter { client in
+            let name = client.props["application.name"] ?? ""
+            return client.props["wireplumber.daemon"] == "true" && client.props["wireplumber.client-context"] != "true"
+                && !secondaryClientSuffixes.contains { name.hasSuffix($0) }
         }
         return daemons.min { a, b in
             let aMain = (a.props["wireplumber.profile"] ?? "main") == "main"

@@ -26,10 +26,13 @@ final class AgentScene {
     /// over the shipped config (in the sandbox's `$XDG_CONFIG_HOME`).
     /// `beforeAgent` runs on the sandbox before the agent starts (a
     /// service the agent looks for only as it starts).
+    /// `roleLoopbacks`: WirePlumber's role-based policy on (`Sandbox`);
+    /// throws `SandboxError.notApplicable` on a WirePlumber without it.
     init(pulse: Bool = false, toneSeconds: Double = 30, agentEnvironment: [String: String] = [:],
-         agentArguments: [String] = [], settings: String? = nil, beforeAgent: ((Sandbox) throws -> Void)? = nil) throws {
+         agentArguments: [String] = [], settings: String? = nil, beforeAgent: ((Sandbox) throws -> Void)? = nil,
+         roleLoopbacks: Bool = false) throws {
         self.agentEnvironment = agentEnvironment
-        sandbox = try Sandbox(pulse: pulse)
+        sandbox = try Sandbox(pulse: pulse, roleLoopbacks: roleLoopbacks)
         try beforeAgent?(sandbox)
         if let settings {
             let directory = sandbox.environment["XDG_CONFIG_HOME"]! + "/pw-policy/pw-policy.conf.d"

@@ -2,13 +2,17 @@ import Foundation
 
 /// Test audio: writing tones and measuring what reached a sink.
 enum Audio {
-    /// Writes a 48 kHz stereo 16-bit WAV sine tone.
-    static func writeTone(to path: String, seconds: Double, frequency: Double = 440, amplitude: Double = 0.5) throws {
+    /// Writes a 48 kHz stereo 16-bit WAV sine tone; silent from `quietAfter`
+    /// seconds on (a prompt that speaks, then keeps its stream open).
+    static func writeTone(to path: String, seconds: Double, frequency: Double = 440, amplitude: Double = 0.5,
+                          quietAfter: Double? = nil) throws {
         let rate = 48_000, channels = 2
         let frames = Int(seconds * Double(rate))
+        let loudFrames = quietAfter.map { Int($0 * Double(rate)) } ?? frames
         var samples = Data(capacity: frames * channels * 2)
         for frame in 0..<frames {
-            let value = Int16(amplitude * 32767 * sin(2 * .pi * frequency * Double(frame) / Double(rate)))
+            let value = frame >= loudFrames ? 0
+                : Int16(amplitude * 32767 * sin(2 * .pi * frequency * Double(frame) / Double(rate)))
             for _ in 0..<channels {
                 withUnsafeBytes(of: value.littleEndian) { samples.append(contentsOf: $0) }
             }

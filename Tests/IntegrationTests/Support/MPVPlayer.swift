@@ -50,6 +50,15 @@ final class MPVPlayer {
         return reply["data"] as? Double
     }
 
+    /// Whether mpv is paused (its `pause` property), nil when it does not
+    /// answer: read straight from mpv, not from its MPRIS properties, which
+    /// mpv-mpris announces up to 0.1 s later (docs/PLAYERS.md).
+    func isPaused() -> Bool? {
+        guard let reply = request(#"{"command":["get_property","pause"]}"#),
+              reply["error"] as? String == "success" else { return nil }
+        return reply["data"] as? Bool
+    }
+
     /// Sets an mpv property (as a person would, e.g. `pause`); true on success.
     @discardableResult
     func set(_ property: String, to value: Bool) -> Bool {

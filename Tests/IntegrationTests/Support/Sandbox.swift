@@ -16,13 +16,20 @@ final class Sandbox: @unchecked Sendable {
     /// The socket path: what `Connection(remote:)` and `-r` take.
     var remote: String { environment["PIPEWIRE_RUNTIME_DIR"]! + "/pipewire-0" }
 
-    init(pulse: Bool = false) throws {
+    /// `roleLoopbacks`: WirePlumber's role-based policy on, from its own
+    /// example config (`pw-sandbox start --role-loopbacks`); throws
+    /// `SandboxError.notApplicable` where WirePlumber has none (0.4).
+    init(pulse: Bool = false, roleLoopbacks: Bool = false) throws {
         let script = Sandbox.repositoryRoot + "/scripts/pw-sandbox"
         var base = ProcessInfo.processInfo.environment
         for key in ["PIPEWIRE_REMOTE", "PIPEWIRE_RUNTIME_DIR", "PULSE_SERVER", "DBUS_SESSION_BUS_ADDRESS"] {
             base[key] = nil
         }
-        let result = try Command.run([script, "start"] + (pulse ? ["--pulse"] : []), environment: base, timeout: 30)
+        let options = (pulse ? ["--pulse"] : []) + (roleLoopbacks ? ["--role-loopbacks"] : [])
+        let result = try Command.run([script, "start"] + options, environment: base, timeout: 30)
+        if result.status == Self.notApplicableStatus {
+            throw SandboxError.notApplicable(result.stderr.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
         guard result.status == 0 else {
             throw SandboxError.startFailed(result.stderr)
         }
@@ -37,6 +44,9 @@ final class Sandbox: @unchecked Sendable {
         self.directory = directory
         self.environment = environment
     }
+
+    /// `pw-sandbox start`'s exit status when the stack lacks what was asked for.
+    static let notApplicableStatus: Int32 = 3
 
     /// `printf %q` output for the paths we generate: backslash escapes only.
     private static func unquote(_ value: String) -> String {
@@ -133,4 +143,9 @@ final class Sandbox: @unchecked Sendable {
     }
 }
 
-enum SandboxError: Error { case startFailed(String) }
+enum SandboxError: Error {
+    case startFailed(String)
+    /// The stack cannot run what the test needs (why, in words): the test
+    /// does not apply here.
+    case notApplicable(String)
+}

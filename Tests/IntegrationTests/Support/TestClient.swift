@@ -15,6 +15,8 @@ final class TestClient {
         mirror = GraphMirror(connection: connection)
         actions = GraphActions(mirror: mirror)
         guard mirror.waitForInitialSync() else { throw TestClientError.noInitialSync }
+        // The agent's entries come from the agent, after the daemon's round trips.
+        wait(timeout: 2) { graph in graph.metadata(named: AgentProtocol.metadataName).map(AgentProtocol.hasArrived) ?? true }
     }
 
     var graph: Graph { mirror.graph }

@@ -25,6 +25,8 @@ struct InMemoryDaemon {
     /// stream as audible, as they would a stream that plays sound, unless
     /// a test says what they measure (`measured`).
     var metered: [UInt32: UInt64] = [:]
+    /// What the adapter would refuse (`AgentEffect.gate`).
+    var gate = StartGate.open
     var measured: [UInt32: Audibility] = [:]
     var meters: AgentCore.Meters {
         AgentCore.Meters(readings: Dictionary(uniqueKeysWithValues: metered.keys.map { id in
@@ -43,6 +45,10 @@ struct InMemoryDaemon {
     /// What the desktop's Do Not Disturb mechanisms say.
     var doNotDisturb = DoNotDisturb.unknown
     var screenLock = ScreenLock.unknown
+    /// What the audio sessions were told, in order.
+    var told: [AudioSessionNews.Message] = []
+    /// The process tree the audio sessions' claims walk.
+    var ancestry: [Int32: Int32] = [:]
     static let routeSettingsID: UInt32 = 902
 
     /// The shipped defaults; speakers (1, default), headphones (2), a mic (3);
@@ -68,6 +74,7 @@ struct InMemoryDaemon {
                               players: players.map { .watched($0, ancestry: [:]) } ?? .unwatched("no session bus"),
                               meters: meters, doNotDisturb: doNotDisturb)
         observation.screenLock = screenLock
+        observation.audioSessionAncestry = ancestry
         return observation
     }
 
@@ -135,7 +142,9 @@ struct InMemoryDaemon {
             case .flush: break
             case .player(let command): playerCommands.append(command)
             case .mediaKeysTarget(let player): mediaKeysTarget = .some(player)
+            case .tellAudioSessions(let messages): told += messages
             case .meter(let streams): metered = streams
+            case .gate(let next): gate = next
             case .resetStoredVolumes(let keys):
                 for key in keys.keys { wirePlumberSaved[key] = 1 }
                 executed.append(effect)

@@ -13,6 +13,10 @@ struct PlannerHarness {
     var classified: [UInt32: ClassifiedStream] = [:]
     var applied: [UInt32: AppliedStream] = [:]
     var linkWait = LinkWait()
+    /// What the start gate refuses (the plan's `gated` after each run, `armed`
+    /// as a test sets it), and the links it refused (StartGate).
+    var gate = StartGate.open
+    var refused: [UInt32: UInt32] = [:]
     var now = 100.0
     var nextLinkID: UInt32 = 700
 
@@ -24,15 +28,21 @@ struct PlannerHarness {
         harness.graph.addSink(2, name: "headphones", props: ["device.form-factor": "headphones"])
         harness.graph.addSource(3, name: "mic")
         harness.graph.setDefaults(sink: "speakers", source: "mic")
-        harness.addStream(10)
+        harness.addStream(10, linked: false)
         harness.graph.addLink(50, from: 10, to: 1)
         return harness
     }
 
+    /// A stream linked as WirePlumber links a new one (to the speakers, or
+    /// from the mic), unless `linked` is false.
     mutating func addStream(_ id: UInt32, direction: StreamDirection = .playback, volume: Float? = 1,
-                            category: Category = .playback, exempt: Bool = false, props: [String: String] = [:]) {
+                            category: Category = .playback, exempt: Bool = false, props: [String: String] = [:],
+                            linked: Bool = true) {
         graph.addStream(id, direction: direction, volume: volume, props: props)
         classified[id] = testClassified(id, category: category, direction: direction, exempt: exempt, app: "app\(id)")
+        if linked {
+            if direction == .playback { graph.addLink(3000 + id, from: id, to: 1) } else { graph.addLink(3000 + id, from: 3, to: id) }
+        }
     }
 
     /// One reconcile at `now`; the daemon applies the actions when `daemonApplies`.
@@ -40,16 +50,31 @@ struct PlannerHarness {
     mutating func run(_ decisions: [UInt32: StreamDecision], daemonApplies: Bool = true) -> ReconcilePlanner.Plan {
         ReconcilePlanner.confirm(&applied, graph: graph)
         let plan = planner.plan(graph: graph, decisions: decisions, classified: classified, applied: applied,
-                                linkWait: linkWait, now: now)
+                                linkWait: linkWait, gate: gate, refused: refused, now: now)
         applied = plan.applied
         linkWait = plan.linkWait
+        gate = StartGate(gated: plan.gated, armed: gate.armed, judgedThrough: gate.judgedThrough)
         if daemonApplies { apply(plan.actions) }
         return plan
     }
 
-    /// What the daemon (and WirePlumber) would do with the actions.
+    /// What the daemon (and WirePlumber) would do with the actions; a
+    /// refusal is answered by the agent's link.
     mutating func apply(_ actions: [AgentAction]) {
-        for action in actions { graph.apply(action, nextLinkID: &nextLinkID) }
+        for action in actions {
+            if case .link(let output, _) = action { refused[output] = nil }
+            graph.apply(action, nextLinkID: &nextLinkID)
+        }
+    }
+
+    /// WirePlumber links stream `id` to `sink`, and the start gate refuses
+    /// the link as it appears when it refuses the stream.
+    mutating func wirePlumberLinks(_ id: UInt32, to sink: UInt32 = 1) {
+        if gate.refuses(stream: id, serial: graph.nodes[id]?.serial, client: graph.nodes[id]?.clientID) {
+            refused[id] = sink
+        } else {
+            graph.addLink(4000 + id, from: id, to: sink)
+        }
     }
 
     struct Step { var time: Double; var actions: [AgentAction] }

@@ -1,12 +1,15 @@
-/// Tells a player that floods the session bus with PropertiesChanged from
-/// one that reports what changes (docs/PLAYERS.md, "A player that floods
-/// the bus"). A player reports a track change, a pause, a new volume: a
-/// handful a second at most. One that sends more than `limit` in a second
-/// is not listened to for a while — its signals are unsubscribed, so the
-/// bus daemon stops routing them to the agent at all, and its properties
-/// are read once a second instead — then listened to again; each flood
-/// after that keeps it unsubscribed twice as long, up to `longestQuiet`.
-public struct PlayerFloodGuard: Sendable, Equatable {
+/// Tells a peer that floods the session bus from one that says what
+/// changes: a player's PropertiesChanged (docs/PLAYERS.md, "A player that
+/// floods the bus"), an app's calls to the audio-session service
+/// (docs/API.md, "Safe against its callers"). A player reports a track
+/// change, a pause, a new volume: a handful a second at most; an app
+/// declares its session and changes it now and then. One that sends more
+/// than `limit` in a second is not listened to for a while — a player's
+/// signals are unsubscribed, so the bus daemon stops routing them to the
+/// agent at all, and its properties are read once a second instead; an
+/// app's calls are refused — then listened to again; each flood after that
+/// keeps it quiet twice as long, up to `longestQuiet`.
+public struct FloodGuard: Sendable, Equatable {
     public static let limit = 100
     public static let firstQuiet = 10.0
     public static let longestQuiet = 80.0
@@ -16,7 +19,7 @@ public struct PlayerFloodGuard: Sendable, Equatable {
     private var count = 0
     /// Until when its signals are not listened to; nil while they are.
     public private(set) var quietUntil: Double?
-    private var nextQuiet = PlayerFloodGuard.firstQuiet
+    private var nextQuiet = FloodGuard.firstQuiet
 
     public init() {}
 

@@ -1,0 +1,202 @@
+import CPipeWire
+import PolicyCore
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Destroys the links the start gate refuses the moment the registry
+/// announces them (StartGate; docs/POLICY.md, "The first sample"), on a
+/// connection and a thread of its own.
+///
+/// WirePlumber's link of a new stream carries its first samples 1.5–2.5 ms
+/// after the registry announces it (0.4.13, measured). The agent's own loop
+/// may be in the middle of a reconcile then — 2–8 ms in a debug build — and
+/// a refusal made there came too late in one run of ten beside other work.
+/// This thread does nothing but read the registry: it is never busy when a
+/// link arrives. What it refuses, and where each refused stream was going,
+/// the agent's loop reads back (`refused`, `withoutRefusedLinks`).
+///
+/// Only links of playback streams into something that is not a capture
+/// stream are refused: a capture stream reading a playback stream (a peak
+/// meter, a recorder of one app) carries nothing to a sink. Nor are the
+/// links of a loopback's or filter's playing side (`node.link-group`): it
+/// plays what other streams, gated themselves, play into it.
+public final class LinkGuard: @unchecked Sendable {
+    // @unchecked: the C objects below are touched only on the guard's thread
+    // (its callbacks) and while that thread is stopped (init, deinit); the
+    // state shared with the agent's loop is behind `shared`.
+
+    private struct Shared {
+        var gate = StartGate.open
+        /// Refused streams not linked since: stream → where it was going.
+        var refused: [UInt32: UInt32] = [:]
+        /// Links destroyed and not yet gone from the registry.
+        var destroying: Set<UInt32> = []
+        /// The guard's thread's view of the nodes: id → serial, class,
+        /// client, whether it is one side of a virtual device (`node.link-group`).
+        var nodes: [UInt32: (serial: UInt64?, mediaClass: String?, client: UInt32?, linkGroup: Bool)] = [:]
+        var refusals = 0
+        /// Clients whose links are never refused: the agent's own.
+        var trusted: Set<UInt32> = []
+        /// The thread's nice level once it tried to raise it (nil: not yet).
+        var priority: (nice: Int32, raised: Bool)?
+    }
+
+    private let shared = Mutex(Shared())
+    private let threadLoop: OpaquePointer      // struct pw_thread_loop *
+    private let context: OpaquePointer         // struct pw_context *
+    private let core: OpaquePointer            // struct pw_core *
+    private let registry: OpaquePointer        // struct pw_registry *
+    private let registryHook = Hook()
+    private var registryEvents: EventsTable<pw_registry_events>?
+
+    /// Connects to `remote` and starts the thread; nil when the daemon
+    /// cannot be reached or the thread not started (the agent then refuses
+    /// nothing: the gate's waiting gain still stands).
+    public init?(remote: String) {
+        PipeWireLibrary.initialize()
+        guard let threadLoop = pw_thread_loop_new("pw-policy-gate", nil) else { return nil }
+        let loop = pw_thread_loop_get_loop(threadLoop)
+        guard let context = withDictionary(Connection.contextProperties, { props in
+            pw_context_new(loop, pw_properties_new_dict(props), 0)
+        }) else {
+            pw_thread_loop_destroy(threadLoop)
+            return nil
+        }
+        let properties = ["remote.name": remote, "application.name": "pw-policy", "media.category": "Manager",
+                          Self.roleKey: "link-guard"]
+        guard let core = withDictionary(properties, { pw_context_connect(context, pw_properties_new_dict($0), 0) }) else {
+            pw_context_destroy(context)
+            pw_thread_loop_destroy(threadLoop)
+            return nil
+        }
+        self.threadLoop = threadLoop
+        self.context = context
+        self.core = core
+        registry = cpw_core_get_registry(core)
+        var table = pw_registry_events()
+        table.version = UInt32(PW_VERSION_REGISTRY_EVENTS)
+        table.global = { data, id, _, type, _, props in
+            guard let data, let type else { return }
+            Unmanaged<LinkGuard>.fromOpaque(data).takeUnretainedValue().global(id: id, type: type, props: props)
+        }
+        table.global_remove = { data, id in
+            guard let data else { return }
+            Unmanaged<LinkGuard>.fromOpaque(data).takeUnretainedValue().removed(id)
+        }
+        let events = EventsTable(table)
+        registryEvents = events
+        _ = cpw_registry_add_listener(registry, registryHook.pointer, events.pointer,
+                                      Unmanaged.passUnretained(self).toOpaque())
+        registryHook.attached()
+        guard pw_thread_loop_start(threadLoop) == 0 else {
+            registryHook.remove()
+            pw_proxy_destroy(registry)
+            pw_core_disconnect(core)
+            pw_context_destroy(context)
+            pw_thread_loop_destroy(threadLoop)
+            return nil
+        }
+    }
+
+    deinit {
+        pw_thread_loop_stop(threadLoop)
+        registryHook.remove()
+        pw_proxy_destroy(registry)
+        pw_core_disconnect(core)
+        pw_context_destroy(context)
+        pw_thread_loop_destroy(threadLoop)
+    }
+
+    /// The client property that marks this connection as the agent's guard.
+    public static let roleKey = "pw-policy.role"
+
+    /// What is refused from now on.
+    public var gate: StartGate {
+        get { shared.withLock { $0.gate } }
+        set { shared.withLock { $0.gate = newValue } }
+    }
+
+    /// The streams refused and not linked since: stream → where it was going.
+    public var refused: [UInt32: UInt32] { shared.withLock { $0.refused } }
+
+    /// How many links were refused so far (the log says it).
+    public var refusals: Int { shared.withLock { $0.refusals } }
+
+    /// Links made by `client` (the agent's own connection) are never refused.
+    public func trustLinks(ofClient client: UInt32) { shared.withLock { _ = $0.trusted.insert(client) } }
+
+    /// The agent linked the stream: its refusal is answered (the next
+    /// reconcile may come before the link shows in the graph).
+    public func linked(_ stream: UInt32) { shared.withLock { _ = $0.refused.removeValue(forKey: stream) } }
+
+    /// `graph` without the links refused and still being destroyed: the core
+    /// must not take a stream whose only links are those for linked.
+    public func withoutRefusedLinks(_ graph: Graph) -> Graph {
+        let destroying = shared.withLock { $0.destroying }
+        guard !destroying.isEmpty else { return graph }
+        var graph = graph
+        for id in destroying { graph.links[id] = nil }
+        return graph
+    }
+
+    /// The guard thread's nice level and whether raising it worked (nil
+    /// until the thread ran); the agent logs it.
+    public var priority: (nice: Int32, raised: Bool)? { shared.withLock { $0.priority } }
+
+    /// The nice level the guard's thread asks for: PipeWire's own main
+    /// thread's (what RTKit grants it), so that a busy desktop — or the
+    /// builds beside a test suite — does not starve the one thread whose
+    /// answer must come within a graph cycle. Where the process may not
+    /// raise it (no CAP_SYS_NICE, RLIMIT_NICE too low) it stays as it is.
+    public static let niceLevel: Int32 = -11
+
+    // MARK: the guard's thread
+
+    private func raisePriorityOnce() {
+        guard shared.withLock({ $0.priority == nil }) else { return }
+        let thread = id_t(cpw_gettid())
+        let raised = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), thread, Self.niceLevel) == 0
+        errno = 0
+        let nice = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), thread)
+        shared.withLock { $0.priority = (nice, raised) }
+    }
+
+    private func global(id: UInt32, type: UnsafePointer<CChar>, props: UnsafePointer<spa_dict>?) {
+        raisePriorityOnce()
+        if strcmp(type, InterfaceType.node) == 0 {
+            let serial = spa_dict_lookup(props, "object.serial").flatMap { UInt64(String(cString: $0)) }
+            let mediaClass = spa_dict_lookup(props, "media.class").map { String(cString: $0) }
+            let client = spa_dict_lookup(props, "client.id").flatMap { UInt32(String(cString: $0)) }
+            let linkGroup = spa_dict_lookup(props, "node.link-group") != nil
+            shared.withLock { $0.nodes[id] = (serial, mediaClass, client, linkGroup) }
+        } else if strcmp(type, InterfaceType.link) == 0 {
+            func node(_ key: String) -> UInt32? { spa_dict_lookup(props, key).flatMap { UInt32(String(cString: $0)) } }
+            guard let output = node("link.output.node"), let input = node("link.input.node") else { return }
+            let creator = node("client.id")
+            let refuse = shared.withLock { state -> Bool in
+                // The playing side of a loopback or filter (WirePlumber's
+                // role loopbacks) carries other streams, gated on their own;
+                // refused, it would stay unlinked (docs/POLICY.md, "Beside
+                // WirePlumber's role policy").
+                guard !state.gate.isOpen, creator.map({ !state.trusted.contains($0) }) ?? true,
+                      let stream = state.nodes[output], stream.mediaClass == "Stream/Output/Audio",
+                      !stream.linkGroup, state.nodes[input]?.mediaClass != "Stream/Input/Audio",
+                      state.gate.refuses(stream: output, serial: stream.serial, client: stream.client) else { return false }
+                state.refused[output] = input
+                state.destroying.insert(id)
+                state.refusals += 1
+                return true
+            }
+            if refuse { _ = cpw_registry_destroy(registry, id) }
+        }
+    }
+
+    private func removed(_ id: UInt32) {
+        shared.withLock { state in
+            if state.nodes.removeValue(forKey: id) != nil { state.refused[id] = nil }
+            state.destroying.remove(id)
+        }
+    }
+}
