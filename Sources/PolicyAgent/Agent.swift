@@ -141,6 +141,10 @@ public final class Agent {
             log.error("PipeWire did not send its graph within 5 s; nothing restored")
             return .unavailable
         }
+        // The agent's entries come from the agent, after the daemon's round trips.
+        _ = loop.run(timeout: 2) {
+            session.mirror.graph.metadata(named: AgentProtocol.metadataName).map(AgentProtocol.hasArrived) ?? true
+        }
         if let running = session.mirror.graph.metadata(named: AgentProtocol.metadataName) {
             let pid = running.value(subject: 0, key: AgentProtocol.agentKey)
                 .flatMap { try? JSONValueDecoder.decode(AgentStatus.self, from: Array($0.utf8)) }?.pid

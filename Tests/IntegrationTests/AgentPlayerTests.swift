@@ -8,7 +8,9 @@ extension AgentScene {
     /// it and shows the player's `status`; nil when that never came.
     func mpvStream(status: String = "Playing") -> (id: UInt32, status: StreamStatus)? {
         var found: (UInt32, StreamStatus)?
-        _ = sandbox.wait(timeout: 10) {
+        // mpv took over 10 s to play while other suites' sandboxes ran
+        // beside it on two cores.
+        _ = sandbox.wait(timeout: 20) {
             client.pump(0.05)
             guard let node = client.graph.streams.first(where: { $0.props["application.name"] == "mpv" || $0.props["application.process.binary"] == "mpv" }),
                   let published = polledStatus(id: node.id), published.player?.status == status else { return false }
