@@ -38,7 +38,7 @@ final class AgentSession {
         linkGuard = context.options.restoreOnly ? nil : LinkGuard(remote: connection.remote)
         reconcileTimer = connection.loop.makeTimer { [unowned self] in self.reconcile() }
         desktopTimer = connection.loop.makeTimer { [unowned self] in self.desktopReconcileDue() }
-        meters = StreamMeters(connection: connection) { [unowned self] in self.scheduleReconcile() }
+        meters = StreamMeters(mirror: mirror) { [unowned self] in self.scheduleReconcile() }
         executor = EffectExecutor(connection: connection, actions: actions, log: context.log, journalPath: context.journalPath,
                                   wakeUpTimer: connection.loop.makeTimer { [unowned self] in self.reconcile() },
                                   reconcileIsDue: { [unowned self] in self.reconcileTimer.isPending },
@@ -154,6 +154,9 @@ final class AgentSession {
     func reconcile() {
         guard isReady, connection.isConnected else { return }
         connection.loop.preconditionInEventLoop()
+        // The meters' links first: a ducker's ports that just appeared are
+        // linked to its meter before anything else waits on this turn.
+        meters.relink()
         executor.execute(context.core.reconcile(observe()), flushingActionsFirst: true)
     }
 

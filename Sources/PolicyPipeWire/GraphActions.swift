@@ -229,7 +229,7 @@ private final class ExportedMetadata {
 /// without us: `removed` when the daemon destroyed it (someone removed the
 /// link, or its node went), `destroy` when libpipewire freed the proxy itself
 /// (the core disconnected). Either calls `onGone`, which drops this object.
-private final class CreatedLink {
+final class CreatedLink {
     let proxy: OpaquePointer
     let output: UInt32
     let input: UInt32
@@ -265,6 +265,20 @@ private final class CreatedLink {
     }
 
     var boundID: UInt32 { isFreed ? UInt32.max : pw_proxy_get_bound_id(proxy) }
+
+    /// A link-factory link from one port to another, ours, gone with this
+    /// object or with our connection (not lingering), with `properties` added.
+    static func make(on connection: Connection, output: Graph.Port, input: Graph.Port,
+                     properties: [String: String] = [:]) -> CreatedLink? {
+        let all = properties.merging([
+            "link.output.node": String(output.nodeID), "link.output.port": String(output.id),
+            "link.input.node": String(input.nodeID), "link.input.port": String(input.id), "object.linger": "false",
+        ]) { $1 }
+        let raw = withDictionary(all) { props in
+            cpw_core_create_object(connection.core, "link-factory", InterfaceType.link, InterfaceType.version, props)
+        }
+        return raw.map { CreatedLink(proxy: OpaquePointer($0), output: output.nodeID, input: input.nodeID) }
+    }
 
     deinit {
         hook.remove()

@@ -3,121 +3,182 @@ import PolicyCore
 import PolicyFiles
 
 /// Peak meters on the streams the core asks to meter (the few that duck
-/// others): for each, a capture stream of the agent's whose target is the
-/// stream itself, which WirePlumber links to the stream's output beside its
-/// sink, so it reads exactly what the stream plays, after its volumes
-/// (docs/POLICY.md, "Ducking while audible"). It reads peaks, not audio
-/// (`resample.peaks`, one channel, `rate` values a second), in the loop's
-/// thread; each meter's `AudibilityMeter` says when its audibility changes,
-/// and only then is `onChange` called.
+/// others; docs/POLICY.md, "Ducking while audible"). Each is a node of the
+/// agent's own (`MeterNode`) with one input port, which the agent links
+/// from the stream's output ports itself, passively, beside the stream's
+/// link to its sink: it reads exactly what the stream plays, after its
+/// volumes. The node has no `media.class`, so WirePlumber makes nothing of
+/// it: no session item, no rescan, no link to wait for. Meters are kept and
+/// given to the next stream (`MeterPool`); the links are the core's
+/// `MeterLinks`. `onChange` is called when a stream's audibility changes,
+/// and when a meter's node appeared (its links can be made).
 public final class StreamMeters {
-    private let connection: Connection
+    private let mirror: GraphMirror
+    private var connection: Connection { mirror.connection }
     private let onChange: () -> Void
-    private var meters: [UInt32: Meter] = [:]
-    /// Streams whose meter could not be made or ended in error: judged by node state.
+    private var pool = MeterPool()
+    private var nodes: [Int: MeterNode] = [:]
+    /// The links we made, or asked for, by their ports.
+    private var links: [MeterLinks.Ports: CreatedLink] = [:]
+    /// Streams whose meter could not be made or failed: judged by node state.
     private(set) var failed: Set<UInt32> = []
-    /// Peak values a second: blocks of 20 ms at most, fine for a 300 ms hold.
-    static let rate: UInt32 = 50
+    /// What was last reported of each metered stream.
+    private var reported: [UInt32: Audibility] = [:]
 
-    public init(connection: Connection, onChange: @escaping () -> Void) {
-        self.connection = connection
+    public init(mirror: GraphMirror, onChange: @escaping () -> Void) {
+        self.mirror = mirror
         self.onChange = onChange
     }
 
     /// What the meters measured, for the core.
     public var readings: AgentCore.Meters {
-        AgentCore.Meters(readings: meters.filter { !failed.contains($0.key) }.mapValues(\.meter.audibility), failed: failed)
+        AgentCore.Meters(readings: audibilities(), failed: failed)
     }
 
-    /// Meters exactly these streams (node id → serial): new ones made, gone ones destroyed.
+    private func audibilities() -> [UInt32: Audibility] {
+        var readings: [UInt32: Audibility] = [:]
+        for (stream, number) in pool.streams where !failed.contains(stream) {
+            readings[stream] = nodes[number]?.blocks.audibility ?? .unmeasured
+        }
+        return readings
+    }
+
+    /// Meters exactly these streams (node id → serial): each gets a meter,
+    /// meters no longer needed are kept for the next ones.
     public func meter(_ streams: [UInt32: UInt64]) {
-        for (id, meter) in meters where streams[id] != meter.serial || failed.contains(id) { meters[id] = nil }
-        failed = failed.filter { streams[$0] != nil }
-        for (id, serial) in streams.sorted(by: { $0.key < $1.key }) where meters[id] == nil && !failed.contains(id) {
-            guard loadStreamModules(), let meter = Meter(connection: connection, stream: id, serial: serial,
-                                                        onChange: { [unowned self] in self.onChange() },
-                                                        onError: { [unowned self] in self.meterFailed(id) })
+        failed.formIntersection(streams.keys)
+        let graph = mirror.graph
+        let linked = Set(nodes.compactMap { number, node in node.nodeID.map { graph.links(to: $0).isEmpty ? nil : number } ?? nil })
+        let changes = pool.assign(Set(streams.keys).subtracting(failed), linked: linked)
+        for number in changes.retire { nodes[number] = nil }
+        for number in changes.make {
+            guard loadNodeModule(), let node = MeterNode(connection: connection, number: number,
+                                                         onChange: { [unowned self] in self.meterChanged() })
             else {
-                failed.insert(id)
+                if let stream = changes.restart[number] { failed.insert(stream) }
+                pool.retire(number)
                 continue
             }
-            meters[id] = meter
+            nodes[number] = node
+        }
+        for (number, _) in changes.restart { nodes[number]?.restart() }
+        reported = reported.filter { streams[$0.key] != nil }
+        relink()
+    }
+
+    /// Makes and drops links so that each meter hears its stream: run when
+    /// the graph changed (the stream's ports or the meter's node appeared).
+    public func relink() {
+        guard !nodes.isEmpty else { return }
+        let graph = mirror.graph
+        var meters: [UInt32: UInt32?] = [:]
+        var streamOfMeter: [Int: UInt32] = [:]
+        for (stream, number) in pool.streams { streamOfMeter[number] = stream }
+        for (number, node) in nodes {
+            guard let id = node.nodeID else { continue }
+            meters[id] = streamOfMeter[number]
+        }
+        let changes = MeterLinks.changes(graph: graph, meters: meters, ours: Set(links.keys))
+        for ports in changes.drop { links[ports] = nil }
+        for id in changes.destroy { _ = cpw_registry_destroy(mirror.registry, id) }
+        for ports in changes.make {
+            guard let output = graph.ports[ports.output], let input = graph.ports[ports.input],
+                  let link = CreatedLink.make(on: connection, output: output, input: input,
+                                              properties: ["link.passive": "true"])
+            else { continue }
+            link.onGone = { [unowned self] gone in
+                if self.links[ports] === gone { self.links[ports] = nil }
+            }
+            links[ports] = link
+        }
+        if !changes.failed.isEmpty {
+            failed.formUnion(changes.failed)
+            onChange()
         }
     }
 
-    private func meterFailed(_ id: UInt32) {
-        // Destroyed by the next `meter`, not inside its own callback.
-        failed.insert(id)
-        onChange()
+    /// A meter's node was bound, failed, or what it measured changed.
+    private func meterChanged() {
+        for (number, node) in nodes where node.failed {
+            nodes[number] = nil
+            if let stream = pool.streams.first(where: { $0.value == number })?.key { failed.insert(stream) }
+            pool.retire(number)
+        }
+        let now = audibilities()
+        if now != reported || nodes.values.contains(where: \.isNewlyBound) {
+            reported = now
+            for node in nodes.values { node.isNewlyBound = false }
+            onChange()
+        }
     }
 
-    /// A capture stream needs the adapter and client-node modules in this
-    /// process, which the agent does not load until it meters
-    /// (Connection.contextProperties; PipeWire 0.3.65's client.conf loads them anyway).
-    private func loadStreamModules() -> Bool {
+    /// A meter node is exported by this process: that needs the client-node
+    /// module, which the agent does not load until it meters
+    /// (Connection.contextProperties; PipeWire 0.3.65's client.conf loads it anyway).
+    private func loadNodeModule() -> Bool {
         let context = connection.context
-        if pw_context_find_factory(context, "adapter") == nil,
-           pw_context_load_module(context, "libpipewire-module-adapter", nil, nil) == nil { return false }
         if pw_context_find_export_type(context, InterfaceType.node) == nil,
            pw_context_load_module(context, "libpipewire-module-client-node", nil, nil) == nil { return false }
         return true
     }
 }
 
-/// One meter: a capture stream of peaks, owned here (destroyed with this).
-private final class Meter {
-    let serial: UInt64
-    private(set) var meter = AudibilityMeter()
-    private let stream: OpaquePointer
-    private let hook = Hook()
-    private var events: EventsTable<pw_stream_events>?
+/// One meter: a node of the agent's with one input port, its peaks taken on
+/// the data thread (CPipeWire's peak meter), owned here (destroyed with this).
+private final class MeterNode {
+    private var meter: OpaquePointer?
     private let onChange: () -> Void
-    private let onError: () -> Void
+    /// Set when its node id becomes known, until the change is reported.
+    var isNewlyBound = false
+    private var knownID: UInt32?
 
-    init?(connection: Connection, stream id: UInt32, serial: UInt64,
-          onChange: @escaping () -> Void, onError: @escaping () -> Void) {
-        self.serial = serial
+    init?(connection: Connection, number: Int, onChange: @escaping () -> Void) {
         self.onChange = onChange
-        self.onError = onError
         let props: [String: String] = [
-            "media.type": "Audio", "media.category": "Capture", "media.role": "DSP",
-            "node.name": "pw-policy-meter-\(id)", "node.description": "pw-policy meter of stream \(id)",
-            Graph.Node.agentsOwnKey: "meter",
-            "target.object": String(serial), "stream.monitor": "true", "resample.peaks": "true",
-            // Never moved elsewhere when the stream goes; never keeps the graph running;
-            // nothing for WirePlumber to remember.
-            "node.dont-reconnect": "true", "node.passive": "true",
-            "state.restore-props": "false", "state.restore-target": "false",
+            "node.name": "pw-policy-meter-\(number)", "node.description": "pw-policy meter",
+            "media.type": "Audio", "media.role": "DSP", Graph.Node.agentsOwnKey: "meter",
+            // No media.class: WirePlumber's policy handles only nodes that
+            // have one. It links nothing to it and keeps nothing of it.
+            "node.autoconnect": "false", "node.passive": "true",
         ]
-        guard let core = try? connection.exportingCore(),
-              let created = withDictionary(props, { pw_stream_new(core, "pw-policy meter", pw_properties_new_dict($0)) })
-        else { return nil }
-        stream = created
-        var table = pw_stream_events()
-        table.version = UInt32(PW_VERSION_STREAM_EVENTS)
-        table.process = { data in
-            guard let data else { return }
-            Unmanaged<Meter>.fromOpaque(data).takeUnretainedValue().process()
+        guard let core = try? connection.exportingCore() else { return nil }
+        var made: OpaquePointer?
+        withDictionary(props) { dict in
+            made = cpw_peak_meter_new(core, connection.loop.pwLoop, dict, AudibilityMeter.audibleLevel, { data in
+                guard let data else { return }
+                Unmanaged<MeterNode>.fromOpaque(data).takeUnretainedValue().changed()
+            }, Unmanaged.passUnretained(self).toOpaque())
         }
-        table.state_changed = { data, _, state, _ in
-            guard let data, state == PW_STREAM_STATE_ERROR else { return }
-            Unmanaged<Meter>.fromOpaque(data).takeUnretainedValue().onError()
-        }
-        let tableRef = EventsTable(table)
-        events = tableRef
-        pw_stream_add_listener(stream, hook.pointer, tableRef.pointer, Unmanaged.passUnretained(self).toOpaque())
-        hook.attached()
-        if cpw_stream_connect_peak_meter(stream, StreamMeters.rate) < 0 { return nil }
+        guard let made else { return nil }
+        meter = made
     }
 
-    private func process() {
-        var buffers: Int32 = 0
-        let peak = cpw_stream_take_peak(stream, &buffers)
-        if buffers > 0, meter.measure(peak: peak, at: MonotonicClock.now) { onChange() }
+    var nodeID: UInt32? {
+        guard let meter else { return nil }
+        let id = cpw_peak_meter_node_id(meter)
+        return id == UInt32.max ? nil : id
     }
 
-    deinit {
-        hook.remove()
-        pw_stream_destroy(stream)
+    var failed: Bool { meter.map(cpw_peak_meter_failed) ?? true }
+
+    /// What it measured on its current stream.
+    var blocks: AudibilityMeter.Blocks {
+        guard let meter else { return AudibilityMeter.Blocks() }
+        let reading = cpw_peak_meter_read(meter)
+        return AudibilityMeter.Blocks(measured: reading.measured, latestLoud: reading.loud,
+                                      lastLoud: reading.has_loud ? Double(reading.last_loud_msec) / 1000 : nil)
     }
+
+    /// It meters another stream from now on.
+    func restart() { meter.map(cpw_peak_meter_restart) }
+
+    private func changed() {
+        if knownID == nil, let id = nodeID {
+            knownID = id
+            isNewlyBound = true
+        }
+        onChange()
+    }
+
+    deinit { meter.map(cpw_peak_meter_destroy) }
 }

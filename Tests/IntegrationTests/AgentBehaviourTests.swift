@@ -151,15 +151,7 @@ extension TimingSensitiveSuites {
             let recorder = try scene.recordSink("speakers", to: "speakers-during-unplug.wav")
             defer { recorder.stop(signal: SIGINT) }
             scene.client.pump(0.3)
-            // Positive control: a tone on the speakers before the unplug must be
-            // heard, or "nothing leaked" below could be a recorder that heard
-            // nothing at all. Ambient mixes with the music (docs/POLICY.md), so
-            // the control changes nothing for it.
-            let control = try scene.play("control", role: nil, properties: "{ policy.category=ambient }", target: "speakers")
-            #expect(scene.waitForSinks("control", ["speakers"]), "\(scene.describe(["control"]))")
-            scene.client.pump(0.5)
-            control.stop()
-            #expect(scene.client.wait { _ in scene.stream("control") == nil })
+            try scene.playControl(on: "speakers")
             #expect(scene.sinks(of: "music") == ["headphones"] && scene.volume("music") == 1, "\(scene.describe(["music"]))")
             // Well after the control's last buffer, before the unplug: what the
             // recorder wrote from here on is what the unplug let through.

@@ -62,13 +62,14 @@ extension TimingSensitiveSuites {
                     + "\(graph.links(from: $0.id).count) links" } ?? "none"
                 if state != timeline.last?.state { timeline.append((Date().timeIntervalSince(start), state)) }
             }
-            #expect(ended && player.exitStatus == 0, "\(client.rawValue) did not play its alert to the end: \(errors())")
+            let seen: String = timeline.map { String(format: "%.3f s: ", $0.seconds) + $0.state }.joined(separator: "; ")
+            #expect(ended && player.exitStatus == 0,
+                    "\(client.rawValue) did not play its alert to the end: \(errors()); the alert's stream \(seen)\n\(scene.log.suffix(4000))")
             scene.client.pump(0.2)
             recorder.stop(signal: SIGINT)
             let loud = try Audio.loudFrames(ofWAV: scene.sandbox.path(monitor), threshold: 0.001)
             if loud > 0 && name.hasPrefix("run") {
-                Self.report("\(name): the alert's stream " + timeline.map { String(format: "%.3f s: ", $0.seconds) + $0.state }
-                    .joined(separator: "; "))
+                Self.report("\(name): the alert's stream \(seen)")
             }
             return loud
         }

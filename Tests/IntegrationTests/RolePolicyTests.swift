@@ -183,14 +183,8 @@ extension TimingSensitiveSuites {
             let monitor = scene.sandbox.path("speakers-during-unplug.wav")
             let recorder = try scene.recordSink("speakers", to: "speakers-during-unplug.wav")
             defer { recorder.stop(signal: SIGINT) }
-            // Positive control: heard on the speakers before the unplug, or
-            // "nothing leaked" could be a recorder that heard nothing.
             scene.client.pump(0.3)
-            let control = try scene.play("control", role: nil, properties: "{ policy.category=ambient }", target: "speakers")
-            #expect(scene.waitForSinks("control", ["speakers"]), "\(scene.describe(["control"]))")
-            scene.client.pump(0.5)
-            control.stop()
-            #expect(scene.client.wait { _ in scene.stream("control") == nil })
+            try scene.playControl(on: "speakers")
             scene.client.pump(0.5)
             let unplugFrame = try Audio.framesWritten(toWAV: monitor)
             try scene.sandbox.run(["pw-cli", "destroy", String(headphones.id)])

@@ -24,6 +24,24 @@ import PolicyTestSupport
         }
     }
 
+    /// What the agent's meters keep on the data thread is enough: the
+    /// audibility follows from whether a block came, whether the latest
+    /// was loud and when the latest loud one was.
+    @Test func theBlocksTellTheAudibility() {
+        typealias Blocks = AudibilityMeter.Blocks
+        let cases: [(Blocks, Audibility)] = [
+            (Blocks(), .unmeasured),
+            (Blocks(measured: true), .notYetAudible),
+            (Blocks(measured: true, latestLoud: true, lastLoud: 4), .audible),
+            (Blocks(measured: true, latestLoud: false, lastLoud: 4), .quiet(since: 4)),
+        ]
+        for (blocks, audibility) in cases { #expect(blocks.audibility == audibility, "\(blocks)") }
+        var meter = AudibilityMeter()
+        _ = meter.measure(peak: 0.5, at: 1)
+        _ = meter.measure(peak: 0, at: 2)
+        #expect(meter.blocks == Blocks(measured: true, latestLoud: false, lastLoud: 1))
+    }
+
     @Test func theStreamsThatDuckOthersAreMetered() {
         var graph = Graph()
         for id: UInt32 in 10...14 { graph.addStream(id) }

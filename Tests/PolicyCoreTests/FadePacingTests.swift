@@ -310,6 +310,28 @@ import PolicyTestSupport
         #expect(harness.volume(10) == 1)
     }
 
+    /// The agent links a stream that ducks others to its meter as soon as
+    /// its ports appear, often before WirePlumber links it: that link is
+    /// not WirePlumber's, and the raise still waits for it.
+    @Test func aLinkToTheAgentsMeterIsNotWirePlumbersLink() throws {
+        var harness = Self.duckEndsAsAStreamAppears()
+        harness.graph.nodes[70] = Graph.Node(id: 70, props: [Graph.Node.agentsOwnKey: "meter", "node.name": "pw-policy-meter-0"],
+                                             state: .running)
+        harness.graph.ports[700] = Graph.Port(id: 700, nodeID: 70, direction: .input, channel: "MONO")
+        harness.graph.links[61] = Graph.Link(id: 61, outputNode: 30, outputPort: 301, inputNode: 70, inputPort: 700, state: .active)
+        var steps: [PlannerHarness.Step] = []
+        for _ in 0..<3 {
+            let plan = harness.run([10: gain(1), 30: gain(1)])
+            steps.append(PlannerHarness.Step(time: harness.now, actions: plan.actions))
+            harness.now += 0.1
+        }
+        #expect(Self.firstUpdate(of: 10, in: steps) == nil, "no raise while stream 30 waits for WirePlumber's link")
+        harness.graph.addLink(60, from: 30, to: 1)
+        let linkedAt = harness.now
+        steps = harness.runUntilIdle([10: gain(1), 30: gain(1)])
+        #expect(Self.firstUpdate(of: 10, in: steps) == linkedAt, "the raise starts with WirePlumber's link")
+    }
+
     /// A stream WirePlumber never links keeps nobody ducked for longer
     /// than `longestLinkWait`.
     @Test func aStreamNeverLinkedHoldsRaisesBackOnlySoLong() throws {

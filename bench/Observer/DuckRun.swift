@@ -51,7 +51,9 @@ enum DuckRun {
                     if ducker == nil, graph.nodes[object]?.name == name {
                         ducker = object
                         sample.appeared = time
-                    } else if sample.linked == nil, let ducker, graph.links[object]?.outputNode == ducker {
+                    } else if sample.linked == nil, let ducker, let link = graph.links[object], link.outputNode == ducker,
+                              graph.nodes[link.inputNode]?.isAgentsOwn != true {
+                        // WirePlumber's link, not the agent's to its meter.
                         sample.linked = time
                     }
                 case .info(let object):

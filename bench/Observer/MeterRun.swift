@@ -15,6 +15,8 @@ struct MeterResult {
         var agentCPU: Double
         var agentWakeups: Int
         var wirePlumberCPU: Double
+        /// The daemon's: a meter is one more node in the graph's cycles.
+        var pipeWireCPU: Double
         /// Props changes of the background streams seen by the observer.
         var propsUpdates: Int
     }
@@ -50,8 +52,10 @@ enum MeterRun {
 
     private static func measure(scene: Scene, label: String, seconds: Double) throws -> MeterResult.Window {
         guard let agentPID = scene.agentPID, let wirePlumberPID = scene.wirePlumberPID,
-              let agentBefore = ProcessSample(pid: agentPID), let wirePlumberBefore = ProcessSample(pid: wirePlumberPID)
-        else { throw BenchError("cannot read /proc for the agent or WirePlumber") }
+              let pipeWirePID = scene.daemonPID("pipewire"),
+              let agentBefore = ProcessSample(pid: agentPID), let wirePlumberBefore = ProcessSample(pid: wirePlumberPID),
+              let pipeWireBefore = ProcessSample(pid: pipeWirePID)
+        else { throw BenchError("cannot read /proc for the agent, WirePlumber or the daemon") }
         let background = Set(scene.background)
         var updates = 0
         scene.observer.onEvent = { change, _ in
@@ -59,11 +63,13 @@ enum MeterRun {
         }
         scene.observer.pump(seconds)
         scene.observer.onEvent = nil
-        guard let agentAfter = ProcessSample(pid: agentPID), let wirePlumberAfter = ProcessSample(pid: wirePlumberPID)
-        else { throw BenchError("the agent or WirePlumber went away while metering") }
+        guard let agentAfter = ProcessSample(pid: agentPID), let wirePlumberAfter = ProcessSample(pid: wirePlumberPID),
+              let pipeWireAfter = ProcessSample(pid: pipeWirePID)
+        else { throw BenchError("the agent, WirePlumber or the daemon went away while metering") }
         return MeterResult.Window(label: label, agentCPU: agentAfter.cpuSeconds - agentBefore.cpuSeconds,
                                   agentWakeups: agentAfter.contextSwitches - agentBefore.contextSwitches,
                                   wirePlumberCPU: wirePlumberAfter.cpuSeconds - wirePlumberBefore.cpuSeconds,
+                                  pipeWireCPU: pipeWireAfter.cpuSeconds - pipeWireBefore.cpuSeconds,
                                   propsUpdates: updates)
     }
 }

@@ -16,7 +16,8 @@ struct ProcessSample {
     var cpuSeconds: Double
     /// VmRSS, KiB.
     var rssKiB: Int
-    /// Voluntary + involuntary context switches: how often it woke up.
+    /// Voluntary + involuntary context switches of all its threads: how
+    /// often it woke up (the agent's meters run on libpipewire's data thread).
     var contextSwitches: Int
 
     init?(pid: pid_t) {
@@ -27,12 +28,16 @@ struct ProcessSample {
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         guard fields.count > 13, let utime = Double(fields[11]), let stime = Double(fields[12]) else { return nil }
         cpuSeconds = (utime + stime) / Double(sysconf(Int32(_SC_CLK_TCK)))
-        func value(_ key: String) -> Int {
+        func value(of status: String, _ key: String) -> Int {
             status.split(separator: "\n").first { $0.hasPrefix(key + ":") }
                 .flatMap { Int($0.dropFirst(key.count + 1).split(whereSeparator: { $0 == " " || $0 == "\t" }).first ?? "") } ?? 0
         }
-        rssKiB = value("VmRSS")
-        contextSwitches = value("voluntary_ctxt_switches") + value("nonvoluntary_ctxt_switches")
+        rssKiB = value(of: status, "VmRSS")
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        contextSwitches = tasks.reduce(0) { sum, task in
+            guard let status = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8) else { return sum }
+            return sum + value(of: status, "voluntary_ctxt_switches") + value(of: status, "nonvoluntary_ctxt_switches")
+        }
     }
 }
 

@@ -183,12 +183,13 @@ enum Report {
             lines.append("")
             lines.append("### Meters: \(Int(meters.seconds)) s with \(meters.streams) streams playing, per case")
             lines.append("")
-            lines.append(row(["case", "pw-policy CPU (ms)", "pw-policy context switches", "WirePlumber CPU (ms)",
-                              "background Props updates"]))
-            lines.append(row(["---", "---:", "---:", "---:", "---:"]))
+            lines.append(row(["case", "pw-policy CPU (ms)", "pw-policy context switches (all threads)",
+                              "WirePlumber CPU (ms)", "PipeWire CPU (ms)", "background Props updates"]))
+            lines.append(row(["---", "---:", "---:", "---:", "---:", "---:"]))
             for window in meters.windows {
                 lines.append(row([window.label, String(format: "%.0f", window.agentCPU * 1000), "\(window.agentWakeups)",
-                                  String(format: "%.0f", window.wirePlumberCPU * 1000), "\(window.propsUpdates)"]))
+                                  String(format: "%.0f", window.wirePlumberCPU * 1000),
+                                  String(format: "%.0f", window.pipeWireCPU * 1000), "\(window.propsUpdates)"]))
             }
         }
         if let storm {

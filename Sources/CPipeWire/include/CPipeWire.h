@@ -74,6 +74,36 @@ int cpw_stream_connect_peak_meter(struct pw_stream *stream, uint32_t rate);
 /// their samples and queues them back; `buffers` is how many there were.
 float cpw_stream_take_peak(struct pw_stream *stream, int *buffers);
 
+// MARK: - peak meter (peak_meter.c: not a macro wrapper, the data thread's code)
+/// What a peak meter measured on its current stream (since the last
+/// `cpw_peak_meter_restart`).
+struct cpw_peak_reading {
+    /// At least one block came.
+    bool measured;
+    /// The latest block's peak was at or above the meter's level.
+    bool loud;
+    /// Some block was loud; then `last_loud_msec` is when the latest loud
+    /// one was measured (CLOCK_MONOTONIC, milliseconds).
+    bool has_loud;
+    uint64_t last_loud_msec;
+};
+struct cpw_peak_meter;
+/// Makes a meter node on `core` (a pw_filter with properties `props` and
+/// one DSP input port, "input", processed on the data thread) and connects
+/// it. `changed` is called on `loop` when its filter's state changes and
+/// when what it measured changes (the first block, the latest block
+/// turning loud or quiet); not for every block.
+struct cpw_peak_meter *cpw_peak_meter_new(struct pw_core *core, struct pw_loop *loop, const struct spa_dict *props,
+                                          float level, void (*changed)(void *data), void *data);
+void cpw_peak_meter_destroy(struct cpw_peak_meter *meter);
+/// Its node's global id; SPA_ID_INVALID until the daemon has it.
+uint32_t cpw_peak_meter_node_id(struct cpw_peak_meter *meter);
+/// Whether its filter went into the error state.
+bool cpw_peak_meter_failed(struct cpw_peak_meter *meter);
+/// Forgets what it measured: it meters another stream from now on.
+void cpw_peak_meter_restart(struct cpw_peak_meter *meter);
+struct cpw_peak_reading cpw_peak_meter_read(struct cpw_peak_meter *meter);
+
 #define CPW_MAX_CHANNELS 64
 struct cpw_props {
     bool has_volume;

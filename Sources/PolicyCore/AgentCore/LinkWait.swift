@@ -26,7 +26,8 @@ public struct LinkWait: Sendable, Equatable {
     /// unlinked start waiting, linked ones and those gone are forgotten.
     public func observed(_ graph: Graph, applied: [UInt32: AppliedStream], now: Double, longest: Double) -> LinkWait {
         var linked = Set<UInt32>()
-        for link in graph.links.values {
+        // A link to one of the agent's own meters is not WirePlumber's.
+        for link in graph.links.values where graph.nodes[link.inputNode]?.isAgentsOwn != true {
             linked.insert(link.outputNode)
             linked.insert(link.inputNode)
         }

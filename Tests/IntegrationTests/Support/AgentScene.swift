@@ -204,6 +204,18 @@ final class AgentScene {
         return recorder
     }
 
+    /// The positive control of a "nothing leaked" check: an ambient tone on
+    /// `sink` (ambient mixes with everything: docs/POLICY.md), played half a
+    /// second and gone, so that a recording of `sink` that hears nothing
+    /// cannot pass for one where nothing leaked.
+    func playControl(on sink: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let control = try play("control", role: nil, properties: "{ policy.category=ambient }", target: sink)
+        #expect(waitForSinks("control", [sink]), "\(describe(["control"]))", sourceLocation: sourceLocation)
+        client.pump(0.5)
+        control.stop()
+        #expect(client.wait { _ in self.stream("control") == nil }, sourceLocation: sourceLocation)
+    }
+
     // MARK: the user's own stream volume
 
     /// What `setUserVolume` set, by stream name: the channelVolumes and mute

@@ -52,8 +52,9 @@ final class TestClient {
 enum TestClientError: Error { case noInitialSync }
 
 extension Graph {
-    /// Names of the nodes a node's output ports are linked to.
+    /// Names of the nodes a node's output ports are linked to, but for the
+    /// agent's own (its peak meters: docs/POLICY.md, "Ducking while audible").
     func linkedSinkNames(of node: UInt32) -> Set<String> {
-        Set(links(from: node).compactMap { nodes[$0.inputNode]?.name })
+        Set(links(from: node).compactMap { nodes[$0.inputNode] }.filter { !$0.isAgentsOwn }.compactMap(\.name))
     }
 }

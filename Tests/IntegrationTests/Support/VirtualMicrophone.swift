@@ -20,7 +20,8 @@ enum VirtualMicrophone {
         let chosen = try client.run(["pw-metadata", "0", "default.configured.audio.source", "{ \"name\": \"\(name)\" }",
                                      "Spa:String:JSON"], in: sandbox)
         guard chosen.status == 0 else { throw RealClientError.notReady("the virtual microphone", details: chosen.stderr) }
-        let isDefault = client.wait { graph in
+        // WirePlumber 0.5.15 beside its role loopbacks once took over 5 s.
+        let isDefault = client.wait(timeout: 10) { graph in
             graph.metadata(named: "default")?.value(subject: 0, key: "default.audio.source")?.contains("\"\(name)\"") == true
         }
         guard isDefault else {
