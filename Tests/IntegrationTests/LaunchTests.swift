@@ -41,12 +41,17 @@ import PolicyTestSupport
         #expect(pulse?.category == "playback" && pulse?.options == ["mix-with-others", "duck-others"] && pulse?.mode == "spoken-audio")
         // The reader ducks the game (a duck-others session beside an ambient one).
         #expect(scene.client.wait(timeout: 5) { _ in status("pw-play")?.gain == 0.2 }, "\(String(describing: status("pw-play")))")
-        // Both declarations are also the streams' own properties (and the token).
+        // Both declarations are also the streams' own properties (and the
+        // token). The mirror may know a node from its global before its
+        // info, which carries them.
+        func declaredByProperties(_ node: Graph.Node) -> Bool {
+            node.props["policy.category"] != nil && node.props[AudioSessionAPI.streamTokenKey]?.count == 32
+        }
+        _ = scene.client.wait(timeout: 5) { _ in ["pw-play", "paplay"].compactMap(node).allSatisfy(declaredByProperties) }
         let nodes = ["pw-play", "paplay"].compactMap(node)
         #expect(nodes.count == 2)
         for node in nodes {
-            #expect(node.props["policy.category"] != nil && node.props[AudioSessionAPI.streamTokenKey]?.count == 32,
-                    "\(node.props.filter { $0.key.hasPrefix("policy.") })")
+            #expect(declaredByProperties(node), "\(node.props.filter { $0.key.hasPrefix("policy.") })")
         }
         let sessions = scene.agentStatus()?.audioSessions?.sessions ?? []
         print("launch: sessions \(sessions.map { "\($0.path) pid \($0.pid.map(String.init) ?? "?"): \($0.declared) → \($0.streams)" })")

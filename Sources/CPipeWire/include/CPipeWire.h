@@ -65,15 +65,6 @@ int cpw_node_set_props_volumes(struct pw_node *node, float volume, bool mute, co
 /// (`volumeRampStepSamples`). PipeWire >= 0.3.68 clients only.
 int cpw_node_set_props_volume_ramp(struct pw_node *node, float volume, int32_t milliseconds, int32_t step_frames);
 
-/// Connects a capture stream that reads peaks: F32, one channel, `rate`
-/// values a second (with `resample.peaks = true` in its properties, each
-/// value is the peak of what it stands for), autoconnected, buffers mapped,
-/// `process` called on the main loop (no PW_STREAM_FLAG_RT_PROCESS).
-int cpw_stream_connect_peak_meter(struct pw_stream *stream, uint32_t rate);
-/// Dequeues every buffer the stream has, returns the largest magnitude of
-/// their samples and queues them back; `buffers` is how many there were.
-float cpw_stream_take_peak(struct pw_stream *stream, int *buffers);
-
 // MARK: - peak meter (peak_meter.c: not a macro wrapper, the data thread's code)
 /// What a peak meter measured on its current stream (since the last
 /// `cpw_peak_meter_restart`).
