@@ -24,14 +24,14 @@ public struct EventFeed: Sendable {
         if running != wasRunning {
             wasRunning = running
             events.append(running
-                ? EventRecord(seq: 0, type: "agent-started", text: "the agent started")
-                : EventRecord(seq: 0, type: "agent-stopped", text: "the agent stopped; waiting for it to come back"))
+                ? EventRecord(seq: 0, type: .agentStarted, text: "the agent started")
+                : EventRecord(seq: 0, type: .agentStopped, text: "the agent stopped; waiting for it to come back"))
             if !running { lastSeq = nil }
         }
         if let record = metadata.flatMap(Self.record(in:)), record.seq != lastSeq {
             if let lastSeq, record.seq > lastSeq + 1 {
                 let missed = record.seq - lastSeq - 1
-                events.append(EventRecord(seq: 0, type: "events-missed",
+                events.append(EventRecord(seq: 0, type: .eventsMissed,
                                           text: "\(missed) event\(missed == 1 ? "" : "s") came too fast to show; the agent's log has them"))
             }
             lastSeq = record.seq
@@ -50,7 +50,7 @@ public struct EventFeed: Sendable {
 public enum EventRenderer {
     /// `12:03:04  duck-began          "Spotify" ducked to 0.20 by "Maps"`.
     public static func text(_ event: EventRecord, time: String, style: TextStyle = .plain) -> String {
-        let type = StatusRenderer.pad(event.type, 18)
+        let type = StatusRenderer.pad(event.type.rawValue, 18)
         return "\(style.dim(time))  \(color(for: event.type, style: style)(type))  \(event.text)"
     }
 
@@ -60,13 +60,13 @@ public enum EventRenderer {
                                    info: TimedEvent(event: event, time: time)))
     }
 
-    static func color(for type: String, style: TextStyle) -> (String) -> String {
-        switch type {
-        case "interruption-began", "held-for-route", "config-rejected", "agent-stopped": style.red
-        case "duck-began": style.yellow
-        case "silenced", "silent-mode", "presenting", "screen-lock": style.magenta
-        case "interruption-ended", "duck-ended", "unsilenced", "resumed", "agent-started": style.green
-        default: style.cyan
+    static func color(for type: EventType, style: TextStyle) -> (String) -> String {
+        switch type.tone {
+        case .stopped: style.red
+        case .quieter: style.yellow
+        case .silenced: style.magenta
+        case .back: style.green
+        case .news: style.cyan
         }
     }
 

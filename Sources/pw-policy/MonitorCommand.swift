@@ -16,9 +16,10 @@ struct MonitorCommand: ParsableCommand {
         discussion: """
         Events: stream-classified, duck-began, duck-ended, interruption-began, \
         interruption-ended (with should-resume), silenced, unsilenced, route-changed (with \
-        its reason), held-for-route, resumed, silent-mode, presenting, config-reloaded, config-rejected, \
-        media-key (a media key on pw-policy's MPRIS proxy: where it went, what it did or why not); \
-        and agent-started / agent-stopped when the agent comes and goes. Stops on Ctrl-C \
+        its reason), held-for-route, resumed, silent-mode, presenting, screen-lock, config-reloaded, \
+        config-rejected, media-key (a media key on pw-policy's MPRIS proxy: where it went, what it did or \
+        why not); agent-started / agent-stopped when the agent comes and goes, and events-missed when \
+        some came too fast to show. Stops on Ctrl-C \
         (SIGINT) or SIGTERM; exits 69 when PipeWire goes away.
         """)
 

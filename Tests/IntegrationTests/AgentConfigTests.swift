@@ -56,7 +56,7 @@ extension TimingSensitiveSuites {
             // A file change is picked up by itself (inotify), and said so.
             try writeConfig(directory, duckLevel: "0.5")
             #expect(scene.client.wait { _ in scene.log.contains("config reloaded (file changed): ") }, "\(scene.log)")
-            #expect(scene.client.wait { _ in self.lastEvent(scene).map { $0.type == "config-reloaded" && $0.reason == "file-changed" } == true },
+            #expect(scene.client.wait { _ in self.lastEvent(scene).map { $0.type == .configReloaded && $0.reason == "file-changed" } == true },
                     "\(String(describing: lastEvent(scene)))")
             #expect(!scene.log.contains("(SIGHUP)"), "\(scene.log)")
             #expect(abs((try duckLevelSeen(scene, prompt: "prompt2") ?? 0) - 0.5) < 0.01, "\(scene.log)")
@@ -100,7 +100,7 @@ extension TimingSensitiveSuites {
 
             kill(try #require(scene.agent?.pid), SIGHUP)
             #expect(scene.client.wait { _ in scene.log.contains("config reloaded (SIGHUP): \(directory)/pw-policy.conf") }, "\(scene.log)")
-            #expect(scene.client.wait { _ in self.lastEvent(scene).map { $0.type == "config-reloaded" && $0.reason == "SIGHUP" } == true },
+            #expect(scene.client.wait { _ in self.lastEvent(scene).map { $0.type == .configReloaded && $0.reason == "SIGHUP" } == true },
                     "\(String(describing: lastEvent(scene)))")
             #expect(!scene.log.contains("(file changed)"), "\(scene.log)")
             #expect(abs((try duckLevelSeen(scene, prompt: "prompt3") ?? 0) - 0.5) < 0.01, "\(scene.log)")

@@ -9,14 +9,14 @@ import Testing
         Fixtures.metadata(event.map { [(UInt32(0), AgentProtocol.eventKey, Fixtures.json($0))] } ?? [])
     }
 
-    private let duck = EventRecord(seq: 7, type: "duck-began", text: "\"Spotify\" ducked to 0.20 by \"Maps\"",
+    private let duck = EventRecord(seq: 7, type: .duckBegan, text: "\"Spotify\" ducked to 0.20 by \"Maps\"",
                                    session: "pid:57/playback", by: "pid:60/playback", level: 0.2)
 
     @Test func theEventPresentAtStartIsOldNews() {
         var feed = EventFeed(initial: metadata(event: duck))
         #expect(feed.update(metadata(event: duck)).isEmpty)
         var next = duck
-        next.seq = 8; next.type = "duck-ended"
+        next.seq = 8; next.type = .duckEnded
         #expect(feed.update(metadata(event: next)) == [next])
         #expect(feed.update(metadata(event: next)).isEmpty)
     }
@@ -26,19 +26,19 @@ import Testing
         var later = duck
         later.seq = 10
         let events = feed.update(metadata(event: later))
-        #expect(events.map(\.type) == ["events-missed", "duck-began"])
+        #expect(events.map(\.type) == [.eventsMissed, .duckBegan])
         #expect(events.first?.text.hasPrefix("2 events came too fast") == true)
     }
 
     @Test func theAgentComingAndGoingIsReported() {
         var feed = EventFeed(initial: nil)
         let started = feed.update(metadata(event: nil))
-        #expect(started.map(\.type) == ["agent-started"])
-        #expect(feed.update(nil).map(\.type) == ["agent-stopped"])
+        #expect(started.map(\.type) == [.agentStarted])
+        #expect(feed.update(nil).map(\.type) == [.agentStopped])
         // A restarted agent counts from 1 again: its events are new.
         var first = duck
         first.seq = 1
-        #expect(feed.update(metadata(event: first)).map(\.type) == ["agent-started", "duck-began"])
+        #expect(feed.update(metadata(event: first)).map(\.type) == [.agentStarted, .duckBegan])
     }
 
     @Test func linesAsTextAndJSON() throws {

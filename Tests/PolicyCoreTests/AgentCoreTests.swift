@@ -318,7 +318,7 @@ import PolicyTestSupport
         let daemon = try musicThenCall()
         let published = try #require(daemon.agentEntry(AgentProtocol.eventKey))
         let record = try JSONDecoder().decode(EventRecord.self, from: Data(published.utf8))
-        #expect(record.type == "interruption-began")
+        #expect(record.type == .interruptionBegan)
         #expect(record.seq >= 3, "two streams classified, then the interruption")
         #expect(daemon.logs.contains { $0.level == .info && $0.text == record.text })
     }

@@ -24,6 +24,6 @@ extension AgentCore {
         } else {
             text = "screen \(lock.summary)" + (silences ? ": what the lock silenced sounds again" : "")
         }
-        return EventRecord(seq: 0, type: "screen-lock", text: text, reason: lock.isLocked ? "locked" : "unlocked")
+        return EventRecord(seq: 0, type: .screenLock, text: text, reason: lock.isLocked ? "locked" : "unlocked")
     }
 }

@@ -381,7 +381,7 @@ public struct AgentCore: Sendable {
         }
         let to = outcome.busName.map { " to \($0)" } ?? ""
         lastKey = "\(key.rawValue)\(to): \(done)"
-        var effects = emit(EventRecord(seq: 0, type: "media-key", text: "media key \(key.rawValue)\(to): \(done)",
+        var effects = emit(EventRecord(seq: 0, type: .mediaKey, text: "media key \(key.rawValue)\(to): \(done)",
                                        reason: outcome.refusal == nil ? key.rawValue : "refused"), graph: observation.graph)
         keyResumes = Set(outcome.release)
         var reconciled = reconcile(observation)
@@ -440,7 +440,7 @@ public struct AgentCore: Sendable {
         engine = PolicyEngine(config: loaded.config)
         planner = Self.planner(for: loaded.config, dryRun: identity.dryRun)
         let text = "config reloaded (\(trigger.logged)): \(loaded.files.joined(separator: ", "))"
-        return emit(EventRecord(seq: 0, type: "config-reloaded", text: text, reason: trigger.rawValue),
+        return emit(EventRecord(seq: 0, type: .configReloaded, text: text, reason: trigger.rawValue),
                     graph: graph, level: .notice)
     }
 
@@ -449,7 +449,7 @@ public struct AgentCore: Sendable {
         configError = error
         let text = "config reload rejected (\(trigger.logged)); keeping the previous config"
         return [.log(.error, "\(text):\n\(error)")]
-            + emit(EventRecord(seq: 0, type: "config-rejected", text: text, reason: trigger.rawValue),
+            + emit(EventRecord(seq: 0, type: .configRejected, text: text, reason: trigger.rawValue),
                    graph: graph, level: nil)
     }
 
@@ -592,7 +592,7 @@ public struct AgentCore: Sendable {
         let silentMode = SilentMode.resolve(choice: journal.silentChoice, doNotDisturb: doNotDisturb, following: following)
         if why != nil || silentMode.isOn != wasOn {
             let text = "silent mode \(silentMode.isOn ? "on" : "off") (\(silentMode.reason))" + (why.map { ": \($0)" } ?? "")
-            effects += emit(EventRecord(seq: 0, type: "silent-mode", text: text), graph: graph)
+            effects += emit(EventRecord(seq: 0, type: .silentMode, text: text), graph: graph)
         }
         // The switch says the choice in force: after a bad value, or when
         // Do Not Disturb ended the user's choice.
@@ -623,7 +623,7 @@ public struct AgentCore: Sendable {
             text = "presenting: the screen is shared (\(shared)); "
                 + (config.config.settings.presentingSilencesAlerts ? "alerts silenced" : "alerts play (presenting.silence-alerts = false)")
         }
-        return EventRecord(seq: 0, type: "presenting", text: text)
+        return EventRecord(seq: 0, type: .presenting, text: text)
     }
 
     /// Numbers an event, logs it at `level` (nil: logged already), and
@@ -662,7 +662,7 @@ public struct AgentCore: Sendable {
             let classification = stream.classification
             let options = classification.options.sorted().map(\.rawValue)
             let shownOptions = options.isEmpty ? "" : " [" + options.joined(separator: ", ") + "]"
-            effects += emit(EventRecord(seq: 0, type: "stream-classified",
+            effects += emit(EventRecord(seq: 0, type: .streamClassified,
                                         text: "stream \(id) \"\(stream.appName)\": \(classification.category.rawValue)\(shownOptions) — \(classification.reason)",
                                         session: stream.session.rawValue, stream: id, reason: classification.source.rawValue),
                             graph: graph)

@@ -87,32 +87,32 @@ public enum StatusPublisher {
         func name(_ session: SessionKey) -> String { names.session(session).description }
         switch event {
         case .interruptionBegan(let session, let by, let resumable):
-            return EventRecord(seq: seq, type: "interruption-began",
+            return EventRecord(seq: seq, type: .interruptionBegan,
                                text: "\(name(session)) interrupted by \(name(by))\(resumable ? ", resumes when it ends" : "")",
                                session: session.rawValue, by: by.rawValue, shouldResume: resumable)
         case .interruptionEnded(let session, let shouldResume):
-            return EventRecord(seq: seq, type: "interruption-ended",
+            return EventRecord(seq: seq, type: .interruptionEnded,
                                text: "\(name(session)) interruption ended (should resume: \(shouldResume))",
                                session: session.rawValue, shouldResume: shouldResume)
         case .duckBegan(let session, let by, let level):
-            return EventRecord(seq: seq, type: "duck-began",
+            return EventRecord(seq: seq, type: .duckBegan,
                                text: "\(name(session)) ducked to \(InteractionNotation.formatLevel(level)) by \(name(by))",
                                session: session.rawValue, by: by.rawValue, level: level)
         case .duckEnded(let session):
-            return EventRecord(seq: seq, type: "duck-ended", text: "\(name(session)) no longer ducked", session: session.rawValue)
+            return EventRecord(seq: seq, type: .duckEnded, text: "\(name(session)) no longer ducked", session: session.rawValue)
         case .silenced(let session):
-            return EventRecord(seq: seq, type: "silenced", text: "\(name(session)) silenced", session: session.rawValue)
+            return EventRecord(seq: seq, type: .silenced, text: "\(name(session)) silenced", session: session.rawValue)
         case .unsilenced(let session):
-            return EventRecord(seq: seq, type: "unsilenced", text: "\(name(session)) no longer silenced", session: session.rawValue)
+            return EventRecord(seq: seq, type: .unsilenced, text: "\(name(session)) no longer silenced", session: session.rawValue)
         case .routeChanged(let reason, let output):
-            return EventRecord(seq: seq, type: "route-changed", text: "route change: \(reason.rawValue) (\(output))",
+            return EventRecord(seq: seq, type: .routeChanged, text: "route change: \(reason.rawValue) (\(output))",
                                reason: reason.rawValue)
         case .heldForRoute(let stream, let output):
-            return EventRecord(seq: seq, type: "held-for-route",
+            return EventRecord(seq: seq, type: .heldForRoute,
                                text: "\(names.stream(stream)) held: its output \"\(output)\" went away", stream: stream,
                                reason: RouteChangeReason.oldDeviceUnavailable.rawValue)
         case .resumed(let stream):
-            return EventRecord(seq: seq, type: "resumed", text: "\(names.stream(stream)) resumed by the user", stream: stream)
+            return EventRecord(seq: seq, type: .resumed, text: "\(names.stream(stream)) resumed by the user", stream: stream)
         }
     }
 

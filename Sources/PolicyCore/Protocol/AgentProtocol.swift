@@ -387,10 +387,7 @@ public struct StreamStatus: Codable, Sendable, Equatable {
 public struct EventRecord: Codable, Sendable, Equatable {
     /// Increases by one per event since the agent started.
     public var seq: UInt64
-    /// "stream-classified", "interruption-began", "interruption-ended", "duck-began",
-    /// "duck-ended", "silenced", "unsilenced", "route-changed", "held-for-route",
-    /// "resumed", "silent-mode", "presenting", "screen-lock", "config-reloaded", "config-rejected", "media-key".
-    public var type: String
+    public var type: EventType
     /// A one-line human description.
     public var text: String
     public var session: String?
@@ -399,7 +396,7 @@ public struct EventRecord: Codable, Sendable, Equatable {
     public var shouldResume: Bool?
     public var level: Double?
     public var reason: String?
-    public init(seq: UInt64, type: String, text: String, session: String? = nil, by: String? = nil,
+    public init(seq: UInt64, type: EventType, text: String, session: String? = nil, by: String? = nil,
                 stream: UInt32? = nil, shouldResume: Bool? = nil, level: Double? = nil, reason: String? = nil) {
         self.seq = seq; self.type = type; self.text = text; self.session = session; self.by = by
         self.stream = stream; self.shouldResume = shouldResume; self.level = level; self.reason = reason
