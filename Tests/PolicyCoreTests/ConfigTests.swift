@@ -161,6 +161,31 @@ enum ShippedConfigFile {
         #expect(rules[first + 2].actions.mode == .spokenAudio)
     }
 
+    /// docs/CONFIG.md's table of settings is the schema's, row for row:
+    /// `PW_POLICY_UPDATE_DOCS=1 swift test --filter settingsTableIsTheSchemas`
+    /// rewrites it.
+    @Test func settingsTableIsTheSchemas() throws {
+        var url = URL(fileURLWithPath: ShippedConfigFile.path)
+        url.deleteLastPathComponent()
+        url.deleteLastPathComponent()
+        let path = url.appendingPathComponent("docs/CONFIG.md").path
+        let doc = try String(contentsOfFile: path, encoding: .utf8)
+        let start = try #require(doc.range(of: "| key | type | range | default |")).lowerBound
+        let end = doc.range(of: "\n\n", range: start..<doc.endIndex)?.lowerBound ?? doc.endIndex
+        if ProcessInfo.processInfo.environment["PW_POLICY_UPDATE_DOCS"] == "1" {
+            try doc.replacingCharacters(in: start..<end, with: SettingsSchema.markdownTable)
+                .write(toFile: path, atomically: true, encoding: .utf8)
+        }
+        #expect(String(doc[start..<end]) == SettingsSchema.markdownTable,
+                "docs/CONFIG.md's settings table differs from SettingsSchema; rerun with PW_POLICY_UPDATE_DOCS=1")
+    }
+
+    /// The shipped file states every setting, each at its schema default.
+    @Test func shippedSettingsAreTheDefaults() throws {
+        let config = try ConfigLoader(environment: [:], fileSystem: .live).load(file: ShippedConfigFile.path).config
+        #expect(config.settings == Settings.defaults)
+    }
+
     /// The examples in docs/CONFIG.md load.
     @Test func documentedExamplesAreValid() throws {
         var url = URL(fileURLWithPath: ShippedConfigFile.path)
@@ -381,7 +406,7 @@ enum ShippedConfigFile {
 
     @Test func everyMissingSettingIsReported() throws {
         let error = try #require(try errorWithFragment("override.settings = { duck.level = 0.5 }"))
-        #expect(error.all.map(\.message) == ConfigDecoder.settingKeys.dropFirst().map { "settings: missing '\($0)'" })
+        #expect(error.all.map(\.message) == SettingsSchema.requiredKeys.dropFirst().map { "settings: missing '\($0)'" })
     }
 
     @Test func missingSectionsAreReported() throws {

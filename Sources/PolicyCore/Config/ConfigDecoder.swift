@@ -18,16 +18,6 @@ public struct ConfigDecoder: Sendable {
     /// The sections a configuration has.
     public static let sections = ["settings", "categories", "interactions", "rules"]
 
-    /// The keys of `settings`, all required once fragments are merged.
-    public static let settingKeys = [
-        "duck.level", "fade.down-ms", "fade.up-ms", "debounce-ms", "default.category", "default.options", "inference",
-    ]
-    /// Settings added later: a configuration without them keeps working.
-    public static let optionalSettingKeys = [
-        "route.resume-on-return", "route.resume-on-return-ms", "duck.while-audible", "duck.quiet-hold-ms",
-        "solo-ambient.mix-with-playing", "silent.follow-do-not-disturb", "silent.do-not-disturb-sources",
-        "players.media-keys", "presenting.silence-alerts", "silent.while-locked", "audio-sessions.service",
-    ]
     /// The keys of a `silent.do-not-disturb-sources` entry: a D-Bus property
     /// (bus-name, path, interface, property) or a GSettings key (schema, key).
     public static let doNotDisturbSourceKeys = ["name", "bus-name", "path", "interface", "property", "schema", "key", "value"]
@@ -65,46 +55,37 @@ private final class DecodeRun {
     }
 
     func settings(_ value: SPAJSON) -> Settings? {
-        guard let members = object(value, in: "settings", allowed: ConfigDecoder.settingKeys + ConfigDecoder.optionalSettingKeys)
-        else { return nil }
-        func setting(_ key: String) -> SPAJSON? {
-            members[key]?.value
-        }
-        for key in ConfigDecoder.settingKeys where members[key] == nil {
+        guard let members = object(value, in: "settings", allowed: SettingsSchema.keys) else { return nil }
+        for key in SettingsSchema.requiredKeys where members[key] == nil {
             fail(value.position, "settings: missing '\(key)'")
         }
-        let duckLevel = setting("duck.level").flatMap { level($0, "duck.level") }
-        let fadeDown = setting("fade.down-ms").flatMap { integer($0, "fade.down-ms", ConfigDecoder.fadeRange) }
-        let fadeUp = setting("fade.up-ms").flatMap { integer($0, "fade.up-ms", ConfigDecoder.fadeRange) }
-        let debounce = setting("debounce-ms").flatMap { integer($0, "debounce-ms", ConfigDecoder.debounceRange) }
-        let defaultCategory = setting("default.category").flatMap { category($0, "default.category") }
-        let defaultOptions = setting("default.options").flatMap { options($0, "default.options") }
-        let inference = setting("inference").flatMap { bool($0, "inference") }
-        let resumeOnReturn = setting("route.resume-on-return").map { bool($0, "route.resume-on-return") } ?? false
-        let resumeWindow = setting("route.resume-on-return-ms")
-            .map { integer($0, "route.resume-on-return-ms", ConfigDecoder.resumeWindowRange) } ?? 30_000
-        let whileAudible = setting("duck.while-audible").map { bool($0, "duck.while-audible") } ?? true
-        let quietHold = setting("duck.quiet-hold-ms").map { integer($0, "duck.quiet-hold-ms", ConfigDecoder.fadeRange) } ?? 300
-        let soloMixes = setting("solo-ambient.mix-with-playing").map { bool($0, "solo-ambient.mix-with-playing") } ?? true
-        let followDND = setting("silent.follow-do-not-disturb").map { bool($0, "silent.follow-do-not-disturb") } ?? true
-        let dndSources = setting("silent.do-not-disturb-sources").map { doNotDisturbSources($0, "silent.do-not-disturb-sources") } ?? []
-        let mediaKeys = setting("players.media-keys").map { bool($0, "players.media-keys") } ?? true
-        let presentingSilences = setting("presenting.silence-alerts").map { bool($0, "presenting.silence-alerts") } ?? true
-        let whileLocked = setting("silent.while-locked").map { bool($0, "silent.while-locked") } ?? true
-        let sessionService = setting("audio-sessions.service").map { bool($0, "audio-sessions.service") } ?? true
-        guard let duckLevel, let fadeDown, let fadeUp, let debounce, let defaultCategory, let defaultOptions, let inference,
-              let resumeOnReturn, let resumeWindow, let whileAudible, let quietHold, let soloMixes,
-              let followDND, let dndSources, let mediaKeys, let presentingSilences, let whileLocked,
-              let sessionService else {
-            return nil
+        var settings = Settings.defaults
+        var valid = true
+        for spec in SettingsSchema.all {
+            guard let member = members[spec.key]?.value else {
+                valid = valid && !spec.isRequired
+                continue
+            }
+            valid = set(spec, from: member, in: &settings) && valid
         }
-        return Settings(duckLevel: duckLevel, fadeDownMs: fadeDown, fadeUpMs: fadeUp, debounceMs: debounce,
-                        defaultCategory: defaultCategory, defaultOptions: defaultOptions, inference: inference,
-                        resumeOnReturn: resumeOnReturn, resumeOnReturnMs: resumeWindow,
-                        duckWhileAudible: whileAudible, duckQuietHoldMs: quietHold, soloAmbientMixesWithPlaying: soloMixes,
-                        followDoNotDisturb: followDND, doNotDisturbSources: dndSources, mediaKeys: mediaKeys,
-                        presentingSilencesAlerts: presentingSilences, silenceWhileLocked: whileLocked,
-                        audioSessionService: sessionService)
+        return valid ? settings : nil
+    }
+
+    /// Reads one setting's value by its row of the schema; false when invalid.
+    private func set(_ spec: SettingSpec, from value: SPAJSON, in settings: inout Settings) -> Bool {
+        func store<T>(_ decoded: T?, _ path: WritableKeyPath<Settings, T>) -> Bool {
+            guard let decoded else { return false }
+            settings[keyPath: path] = decoded
+            return true
+        }
+        switch spec.field {
+        case .level(let path, _): return store(level(value, spec.key), path)
+        case .wholeNumber(let path, let range, _): return store(integer(value, spec.key, range), path)
+        case .boolean(let path, _): return store(bool(value, spec.key), path)
+        case .category(let path, _): return store(category(value, spec.key), path)
+        case .options(let path, _): return store(options(value, spec.key), path)
+        case .doNotDisturbSources(let path, _): return store(doNotDisturbSources(value, spec.key), path)
+        }
     }
 
     func doNotDisturbSources(_ value: SPAJSON, _ path: String) -> [DoNotDisturbSource]? {

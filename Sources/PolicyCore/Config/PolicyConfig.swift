@@ -73,27 +73,30 @@ public struct Settings: Sendable, Equatable {
     /// (docs/API.md).
     public var audioSessionService: Bool
 
-    public init(duckLevel: Double, fadeDownMs: Int, fadeUpMs: Int, debounceMs: Int,
-                defaultCategory: Category, defaultOptions: Set<PolicyOption>, inference: Bool = true,
-                resumeOnReturn: Bool = false, resumeOnReturnMs: Int = 30_000,
-                duckWhileAudible: Bool = true, duckQuietHoldMs: Int = 300, soloAmbientMixesWithPlaying: Bool = true,
-                followDoNotDisturb: Bool = true, doNotDisturbSources: [DoNotDisturbSource] = [],
-                mediaKeys: Bool = true, presentingSilencesAlerts: Bool = true, silenceWhileLocked: Bool = true,
-                audioSessionService: Bool = true) {
-        self.duckLevel = duckLevel; self.fadeDownMs = fadeDownMs; self.fadeUpMs = fadeUpMs
-        self.debounceMs = debounceMs; self.defaultCategory = defaultCategory
-        self.defaultOptions = defaultOptions; self.inference = inference
-        self.resumeOnReturn = resumeOnReturn; self.resumeOnReturnMs = resumeOnReturnMs
-        self.duckWhileAudible = duckWhileAudible; self.duckQuietHoldMs = duckQuietHoldMs
-        self.soloAmbientMixesWithPlaying = soloAmbientMixesWithPlaying
-        self.followDoNotDisturb = followDoNotDisturb; self.doNotDisturbSources = doNotDisturbSources
-        self.mediaKeys = mediaKeys
-        self.presentingSilencesAlerts = presentingSilencesAlerts
-        self.silenceWhileLocked = silenceWhileLocked; self.audioSessionService = audioSessionService
-    }
-
     /// Every Do Not Disturb mechanism watched: the built-in ones, then the config's.
     public var allDoNotDisturbSources: [DoNotDisturbSource] { DoNotDisturbSource.builtIn + doNotDisturbSources }
+}
+
+extension Settings {
+    /// Every setting at its default (SettingsSchema).
+    public static let defaults: Settings = {
+        var settings = Settings(duckLevel: 0, fadeDownMs: 0, fadeUpMs: 0, debounceMs: 0, defaultCategory: .playback,
+                                defaultOptions: [], inference: false, resumeOnReturn: false, resumeOnReturnMs: 0,
+                                duckWhileAudible: false, duckQuietHoldMs: 0, soloAmbientMixesWithPlaying: false,
+                                followDoNotDisturb: false, doNotDisturbSources: [], mediaKeys: false,
+                                presentingSilencesAlerts: false, silenceWhileLocked: false, audioSessionService: false)
+        for spec in SettingsSchema.all { spec.field.setDefault(in: &settings) }
+        return settings
+    }()
+
+    /// The settings every configuration states; the others at their defaults.
+    public init(duckLevel: Double, fadeDownMs: Int, fadeUpMs: Int, debounceMs: Int,
+                defaultCategory: Category, defaultOptions: Set<PolicyOption>, inference: Bool? = nil) {
+        self = .defaults
+        self.duckLevel = duckLevel; self.fadeDownMs = fadeDownMs; self.fadeUpMs = fadeUpMs
+        self.debounceMs = debounceMs; self.defaultCategory = defaultCategory; self.defaultOptions = defaultOptions
+        if let inference { self.inference = inference }
+    }
 }
 
 public struct CategoryTraits: Sendable, Equatable {
