@@ -73,17 +73,6 @@ public enum AppIdentity {
         return nil
     }
 
-    /// Binaries that run many different apps: their name says nothing about the app.
-    static func isInterpreter(_ binary: String) -> Bool {
-        let name = binary.lowercased()
-        let exact: Set<String> = ["sh", "bash", "dash", "zsh", "dotnet", "lua", "luajit", "bwrap"]
-        if exact.contains(name) { return true }
-        // Versioned names too: python3.11, electron25, wine64-preloader.
-        let families = ["python", "java", "node", "electron", "wine", "mono", "perl", "ruby", "gjs", "qemu"]
-        return families.contains { family in
-            guard name.hasPrefix(family) else { return false }
-            guard let next = name.dropFirst(family.count).first else { return true }
-            return next.isNumber || "-_.".contains(next)
-        }
-    }
+    /// Binaries that run many different apps (InterpreterBinary).
+    static func isInterpreter(_ binary: String) -> Bool { InterpreterBinary.runsManyApps(binary) }
 }

@@ -80,7 +80,7 @@ public enum DesktopExec {
             first = program
         }
         // `python3 /usr/share/app/app.py`: the script is the program.
-        if AppIdentity.isInterpreter(basename(first)),
+        if InterpreterBinary.runsManyApps(basename(first)),
            let script = words.first(where: { !$0.hasPrefix("-") }) {
             first = script
         }

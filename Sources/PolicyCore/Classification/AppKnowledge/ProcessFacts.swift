@@ -24,7 +24,7 @@ public struct ProcessFacts: Sendable, Equatable, Hashable {
     /// what a desktop entry's `Exec` names.
     public var names: [String] {
         var candidates = [executable, arguments.first.map(DesktopExec.basename)].compactMap { $0 }
-        if candidates.contains(where: AppIdentity.isInterpreter),
+        if candidates.contains(where: InterpreterBinary.runsManyApps),
            let script = arguments.dropFirst().first(where: { !$0.hasPrefix("-") }) {
             candidates.append(DesktopExec.basename(script))
         }
