@@ -50,7 +50,8 @@ let package = Package(
         // that Swift imports as is, so this is a module map only (docs/PLAYERS.md).
         .systemLibrary(name: "CSystemd", path: "Sources/CSystemd"),
         // The pure policy: no PipeWire import, deterministic, unit-tested.
-        .target(name: "PolicyCore"),
+        .target(name: "PolicyModel"),
+        .target(name: "PolicyCore", dependencies: ["PolicyModel"]),
         // The files the agent and the CLI read and write: config, journal.
         .target(name: "PolicyFiles", dependencies: ["PolicyCore"]),
         // The native PipeWire client (Client/: loop, connection, graph mirror,
