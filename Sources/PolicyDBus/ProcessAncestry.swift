@@ -28,18 +28,3 @@ public enum ProcessAncestry {
         ProcessFiles.parent(of: pid, proc: proc)
     }
 }
-
-extension PlayerMatching {
-    /// The process ids the streams of `graph` name: what the ancestry table
-    /// is read for.
-    public static func streamProcessIDs(in graph: Graph) -> Set<Int32> {
-        var pids = Set<Int32>()
-        for node in graph.nodes.values where node.streamDirection == .playback {
-            let client = node.clientID.flatMap { graph.clients[$0] }
-            if let pid = (node.props[processIDKey] ?? client?.props[processIDKey]).flatMap({ Int32($0) }), pid > 1 {
-                pids.insert(pid)
-            }
-        }
-        return pids
-    }
-}

@@ -114,7 +114,7 @@ public final class GraphActions {
     /// The links live until this client disconnects,
     /// unless `linger`: then they outlive us, like WirePlumber's own links.
     public func link(output: UInt32, to input: UInt32, linger: Bool = false) throws(ActionError) {
-        let pairs = PortPairing.pairs(graph: mirror.graph, output: output, input: input)
+        let pairs = mirror.graph.portPairs(output: output, input: input)
         guard !pairs.isEmpty else { throw .noPortsToLink(output: output, input: input) }
         for (outputPort, inputPort) in pairs {
             let properties = [
@@ -283,28 +283,5 @@ final class CreatedLink {
     deinit {
         hook.remove()
         if !isFreed { pw_proxy_destroy(proxy) }
-    }
-}
-
-/// Which output port goes to which input port, the way WirePlumber pairs them:
-/// by `audio.channel`; a mono side fans out/in; otherwise by position.
-enum PortPairing {
-    static func pairs(graph: Graph, output: UInt32, input: UInt32) -> [(UInt32, UInt32)] {
-        // A sink offers its monitor ports as outputs (capturing what it plays).
-        let fromSink = graph.nodes[output]?.isAudioSink == true
-        let outputs = graph.ports(of: output, direction: .output).filter { $0.isMonitor == fromSink }
-        let inputs = graph.ports(of: input, direction: .input)
-        guard !outputs.isEmpty, !inputs.isEmpty else { return [] }
-        if outputs.count == 1 { return inputs.map { (outputs[0].id, $0.id) } }
-        if inputs.count == 1 { return outputs.map { ($0.id, inputs[0].id) } }
-        var result: [(UInt32, UInt32)] = []
-        for (index, port) in outputs.enumerated() {
-            if let channel = port.channel, let match = inputs.first(where: { $0.channel == channel }) {
-                result.append((port.id, match.id))
-            } else if index < inputs.count {
-                result.append((port.id, inputs[index].id))
-            }
-        }
-        return result
     }
 }

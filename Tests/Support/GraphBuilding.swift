@@ -91,20 +91,19 @@ extension Graph {
                                inputNode: input, inputPort: Self.portID(of: input, channel: 0, .input), state: .active)
     }
 
-    /// One link per channel, as WirePlumber links ports of the same
-    /// position, numbered from `nextID`.
+    /// Links paired as WirePlumber pairs ports (`Graph.portPairs`, the
+    /// agent's own rule), numbered from `nextID`.
     public mutating func addLinks(from output: UInt32, to input: UInt32, nextID: inout UInt32) {
-        let outputs = ports.values.filter { $0.nodeID == output && $0.direction == .output }.sorted { $0.id < $1.id }
-        let inputs = ports.values.filter { $0.nodeID == input && $0.direction == .input }.sorted { $0.id < $1.id }
-        guard !outputs.isEmpty, !inputs.isEmpty else {
+        let pairs = portPairs(output: output, input: input)
+        guard !pairs.isEmpty else {
             // Nodes built without ports: one link between where they would be.
             addLink(nextID, from: output, to: input)
             nextID += 1
             return
         }
-        for (from, to) in zip(outputs, inputs) {
-            links[nextID] = Graph.Link(id: nextID, outputNode: output, outputPort: from.id, inputNode: input,
-                                       inputPort: to.id, state: .active)
+        for pair in pairs {
+            links[nextID] = Graph.Link(id: nextID, outputNode: output, outputPort: pair.output, inputNode: input,
+                                       inputPort: pair.input, state: .active)
             nextID += 1
         }
     }

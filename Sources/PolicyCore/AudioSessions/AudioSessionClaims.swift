@@ -62,12 +62,6 @@ public enum AudioSessionClaims {
     /// The processes the streams of `graph` name, both directions: what the
     /// adapter reads the ancestry of while there are sessions.
     public static func streamProcessIDs(in graph: Graph) -> Set<Int32> {
-        var pids = Set<Int32>()
-        for node in graph.streams {
-            let client = node.clientID.flatMap { graph.clients[$0] }
-            let pid = node.props[PlayerMatching.processIDKey] ?? client?.props[PlayerMatching.processIDKey]
-            if let pid = pid.flatMap({ Int32($0) }), pid > 1 { pids.insert(pid) }
-        }
-        return pids
+        PlayerMatching.streamProcessIDs(in: graph, direction: nil)
     }
 }

@@ -77,4 +77,18 @@ public enum PlayerMatching {
         let instance = instanceID != nil && player.flatpakInstanceID == instanceID ? instanceID : nil
         return PlayerMatch(busName: player.busName, reason: .flatpakApp(appID: appID, instanceID: instance))
     }
+
+    /// The process ids the streams of `graph` name (of `direction`, or both):
+    /// what the adapters read the ancestry of — a player's streams are
+    /// playback; an audio session claims both.
+    public static func streamProcessIDs(in graph: Graph, direction: StreamDirection? = .playback) -> Set<Int32> {
+        var pids = Set<Int32>()
+        for node in graph.streams where direction == nil || node.streamDirection == direction {
+            let client = node.clientID.flatMap { graph.clients[$0] }
+            if let pid = (node.props[processIDKey] ?? client?.props[processIDKey]).flatMap({ Int32($0) }), pid > 1 {
+                pids.insert(pid)
+            }
+        }
+        return pids
+    }
 }
