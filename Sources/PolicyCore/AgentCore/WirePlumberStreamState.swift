@@ -17,7 +17,7 @@ public enum WirePlumberStreamState {
     public static func key(of props: [String: String], wirePlumber: SemanticVersion?) -> String? {
         guard let mediaClass = props["media.class"], mediaClass.hasPrefix("Stream/"),
               props["state.restore-props"] != "false" else { return nil }
-        let roleOnlyForNotifications = wirePlumber.map { $0 >= SemanticVersion(0, 5, 15) } ?? false
+        let roleOnlyForNotifications = StackCapabilities.wirePlumberKeysByRoleOnlyForNotifications(wirePlumber)
         for name in ["media.role", "application.id", "application.name", "media.name", "node.name"] {
             guard let value = props[name], !value.isEmpty else { continue }
             if name == "media.role", roleOnlyForNotifications, value != "Notification" { continue }
@@ -45,11 +45,10 @@ public enum WirePlumberStreamState {
 
     /// Whether WirePlumber takes a correction of `key` from `route-settings`;
     /// if not, only a stream of that key can change what it saved (a stand-in
-    /// stream, `AgentEffect.resetStoredVolumes`). An unknown WirePlumber
-    /// counts as the generation that goes with the daemon.
+    /// stream, `AgentEffect.resetStoredVolumes`).
     public static func readsRouteSettings(for key: String, wirePlumber: SemanticVersion?, pipewire: SemanticVersion?) -> Bool {
-        let generation = wirePlumber ?? (pipewire.map { $0.major >= 1 } == true ? SemanticVersion(0, 5) : SemanticVersion(0, 4))
-        return generation < SemanticVersion(0, 5) || key == notificationKey
+        StackCapabilities.wirePlumberReadsRouteSettingsForEveryStream(wirePlumber: wirePlumber, pipewire: pipewire)
+            || key == notificationKey
     }
 
     /// The writes that set the saved `volume` of `key` back to 1 through

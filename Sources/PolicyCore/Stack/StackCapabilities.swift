@@ -28,6 +28,24 @@ public struct StackCapabilities: Sendable, Equatable, Codable {
         return version >= nativeVolumeRampsSince
     }
 
+    /// WirePlumber 0.4 takes a correction of any stream's saved values from
+    /// `route-settings`; 0.5 only of the event sounds' key. An unknown
+    /// WirePlumber counts as the generation that ships with the daemon
+    /// (PipeWire 1.x with 0.5).
+    public static func wirePlumberReadsRouteSettingsForEveryStream(wirePlumber: SemanticVersion?,
+                                                                    pipewire: SemanticVersion?) -> Bool {
+        let generation = wirePlumber ?? (pipewire.map { $0.major >= 1 } == true ? SemanticVersion(0, 5) : SemanticVersion(0, 4))
+        return generation < SemanticVersion(0, 5)
+    }
+
+    /// From 0.5.15 on, WirePlumber's state-stream names a stream by its
+    /// `media.role` only when that is `Notification`.
+    public static let wirePlumberKeysByRoleOnlyForNotificationsSince = SemanticVersion(0, 5, 15)
+
+    public static func wirePlumberKeysByRoleOnlyForNotifications(_ wirePlumber: SemanticVersion?) -> Bool {
+        wirePlumber.map { $0 >= wirePlumberKeysByRoleOnlyForNotificationsSince } ?? false
+    }
+
     /// How fades are done (docs/PROTOCOL.md, `stack`).
     public var volumeRampsSummary: String {
         nativeVolumeRamps ? "fades: native ramps (steps for clients older than PipeWire \(Self.nativeVolumeRampsSince))"

@@ -178,8 +178,11 @@ struct InMemoryDaemon {
            case .number(let volume)? = values["volume"], let saved = Float(volume) {
             var key = String(write.key.dropFirst("restore.stream.".count))
             if let dot = key.firstIndex(of: ".") { key.replaceSubrange(dot...dot, with: ":") }
-            let generation = stack.wirePlumberVersion ?? SemanticVersion(0, 4)
-            if generation < SemanticVersion(0, 5) || key == WirePlumberStreamState.notificationKey { wirePlumberSaved[key] = saved }
+            // WirePlumber's rule, as the agent knows it (StackCapabilities).
+            if WirePlumberStreamState.readsRouteSettings(for: key, wirePlumber: stack.wirePlumberVersion,
+                                                         pipewire: stack.pipewireVersion) {
+                wirePlumberSaved[key] = saved
+            }
         }
         if let value = write.value {
             graph.metadata[id]!.entries[write.subject, default: [:]][write.key] =
