@@ -19,6 +19,8 @@ struct FloorTests {
         ["Engine"],
         ["Players", "Protocol"],
         ["AudioSessions"],
+        // The control loop's rooms, then the loop.
+        ["AgentCore/MediaKeys"],
         ["AgentCore"],
     ]
 

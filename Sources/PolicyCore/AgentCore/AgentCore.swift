@@ -127,19 +127,10 @@ public struct AgentCore: Sendable {
     var audioNews = AudioSessionNews()
     var audioSessionsUnavailable: String?
 
-    /// The media keys (docs/PLAYERS.md, "Media keys"): what they remember,
-    /// where they go as of the latest reconcile, what that one saw.
-    private var keyMemory = MediaKeyMemory()
-    private var keyTarget: MediaKeyTarget?
-    private var keyPlayers = PlayerSet.empty
-    private var keyNames = DecisionNames()
-    private var keysUnavailable: String?
-    /// What the last key did, for `status`.
-    private var lastKey: String?
-    /// Streams a media key resumes in the next reconcile (the user's resume).
-    private var keyResumes: Set<UInt32> = []
-    /// The player the proxy mirrors (`AgentEffect.mediaKeysTarget`).
-    public private(set) var mediaKeysMirror: MediaPlayer?
+    /// The media keys (MediaKeysRoom).
+    private var mediaKeys = MediaKeysRoom()
+    /// The player the media-key proxy mirrors (`AgentEffect.mediaKeysTarget`).
+    public var mediaKeysMirror: MediaPlayer? { mediaKeys.mirror }
 
     /// Statuses and events wait for `publish()`, which the executor runs
     /// once the gains have gone out (`AgentEffect.publish`): at hundreds of
@@ -225,8 +216,7 @@ public struct AgentCore: Sendable {
                                         declarations: declarations(claims)), roles)
         let wantedMeters = Metering.wanted(classified, graph: graph, settings: config.config.settings,
                                            held: journal.memory.held)
-        let resumeRequests = controls.resumeRequests.union(keyResumes)
-        keyResumes = []
+        let resumeRequests = controls.resumeRequests.union(mediaKeys.takeResumes())
         let input = EngineInputBuilder.build(graph: graph, classified: classified, now: now,
                                              silentMode: silentMode.isOn, silentModeReason: silentMode.reason,
                                              resumeRequests: resumeRequests,
@@ -266,8 +256,11 @@ public struct AgentCore: Sendable {
                                        names: decision.names, resumed: resumed, paused: journal.pausedPlayers, now: now)
             journal.pausedPlayers = pauses.paused
         }
-        let mirror = keys(observation, matches: matches, sessions: classified.mapValues(\.session), decision: decision,
-                          paused: pauses)
+        var watched: PlayerSet?
+        if case .watched(let players, _) = observation.players { watched = players }
+        let mirror = mediaKeys.follow(players: watched, now: now, enabled: config.config.settings.mediaKeys,
+                                      unavailable: observation.mediaKeysUnavailable, matches: matches,
+                                      sessions: classified.mapValues(\.session), graph: graph, decision: decision, paused: pauses)
         // Journal first: if we die between here and the daemon, the next start
         // still knows what we changed and which players we paused.
         effects += corrections
@@ -290,10 +283,7 @@ public struct AgentCore: Sendable {
         }
         effects += tellAudioSessions(decision, classified: classified, graph: graph, claims: claims,
                                      silentMode: silentMode.isOn, now: now)
-        if mirror != mediaKeysMirror {
-            mediaKeysMirror = mirror
-            effects.append(.mediaKeysTarget(mirror))
-        }
+        if case .some(let mirror) = mirror { effects.append(.mediaKeysTarget(mirror)) }
         let events = (unpublished?.events ?? []) + decision.events.map { (event: $0, names: decision.names) }
         unpublished = Unpublished(graph: graph, roles: roles, classified: classified, decision: decision, controls: controls,
                                   players: observation.players, matches: matches, events: events,
@@ -333,57 +323,15 @@ public struct AgentCore: Sendable {
 
     // MARK: - media keys
 
-    /// Follows the players for the media keys and decides where they go now;
-    /// returns the player the proxy mirrors.
-    private mutating func keys(_ observation: Observation, matches: [UInt32: PlayerMatch], sessions: [UInt32: SessionKey],
-                               decision: PolicyDecision, paused: PlayerPauses.Plan) -> MediaPlayer? {
-        keyNames = decision.names
-        keysUnavailable = config.config.settings.mediaKeys ? observation.mediaKeysUnavailable : "off (players.media-keys = false)"
-        guard case .watched(let players, _) = observation.players else {
-            keyPlayers = .empty
-            keyTarget = nil
-            keysUnavailable = keysUnavailable ?? "players are not watched"
-            return nil
-        }
-        keyPlayers = players
-        keyMemory.observe(players, now: observation.now)
-        for case .pause(let name) in paused.commands {
-            guard let player = players[name] else { continue }
-            let why: String
-            switch paused.paused[name]?.cause {
-            case .interruption(let by, _)?: why = "interrupted by \(decision.names.session(by))"
-            case .routeLost(let output)?: why = "\(output) went away"
-            case nil: why = ""
-            }
-            keyMemory.paused(player, at: observation.now, why: why)
-        }
-        keyTarget = MediaKeys.target(players: players, matches: matches, sessions: sessions,
-                                     decisions: decision.streams, graph: observation.graph,
-                                     memory: keyMemory, paused: paused.paused, engineMemory: decision.memory)
-        return config.config.settings.mediaKeys ? keyTarget.flatMap { players[$0.busName] } : nil
-    }
-
     /// A media key pressed on the proxy (`org.mpris.MediaPlayer2.pw_policy`):
     /// sent on to the player it goes to, or the user's resume of the player
     /// pw-policy paused (its hold released, then Play), or nothing while a
     /// call holds the music — said in the log, as an event (`pw-policy
     /// monitor`) and in `status`. Then a reconcile, with the resume.
     public mutating func mediaKey(_ key: MediaKey, _ observation: Observation) -> [AgentEffect] {
-        let target = keyTarget
-        let outcome = MediaKeys.press(key, target: target, players: keyPlayers, paused: journal.pausedPlayers, names: keyNames)
-        let done: String
-        if let refusal = outcome.refusal {
-            done = "nothing: \(refusal)"
-        } else if !outcome.release.isEmpty {
-            done = "the user's resume: \(outcome.release.map { "stream \($0)" }.joined(separator: ", ")) released, then Play"
-        } else {
-            done = "sent \(outcome.command?.rawValue ?? key.rawValue)"
-        }
-        let to = outcome.busName.map { " to \($0)" } ?? ""
-        lastKey = "\(key.rawValue)\(to): \(done)"
-        var effects = emit(EventRecord(seq: 0, type: .mediaKey, text: "media key \(key.rawValue)\(to): \(done)",
+        let (outcome, text) = mediaKeys.press(key, pausedPlayers: journal.pausedPlayers)
+        var effects = emit(EventRecord(seq: 0, type: .mediaKey, text: text,
                                        reason: outcome.refusal == nil ? key.rawValue : "refused"), graph: observation.graph)
-        keyResumes = Set(outcome.release)
         var reconciled = reconcile(observation)
         if let command = outcome.command, let busName = outcome.busName {
             let send: [AgentEffect] = identity.dryRun ? [.log(.info, "dry-run: would send \(command.rawValue) to \(busName)")]
@@ -394,22 +342,6 @@ public struct AgentCore: Sendable {
         }
         effects += reconciled
         return effects
-    }
-
-    /// `status`: where the keys go and why.
-    private var mediaKeysStatus: MediaKeysStatus {
-        if let why = keysUnavailable {
-            return MediaKeysStatus(target: nil, reason: "off", text: why, lastKey: lastKey)
-        }
-        let reason: String
-        switch keyTarget?.reason {
-        case .audible?: reason = "audible"
-        case .pausedByAgent?: reason = "paused-by-pw-policy"
-        case .mostRecentlyActive?: reason = "most-recently-active"
-        case nil: reason = "none"
-        }
-        return MediaKeysStatus(target: keyTarget?.busName, reason: reason,
-                               text: MediaKeys.describe(keyTarget, players: keyPlayers, names: keyNames), lastKey: lastKey)
     }
 
     // MARK: - config
@@ -707,7 +639,7 @@ public struct AgentCore: Sendable {
                                 configFiles: config.files, configError: configError, dryRun: identity.dryRun,
                                 silentMode: pending.silentMode.isOn, stack: published.stack, players: players.summary,
                                 silentModeReason: pending.silentMode.reason, silentChoice: journal.silentChoice,
-                                doNotDisturb: pending.doNotDisturb.summary, mediaKeys: mediaKeysStatus,
+                                doNotDisturb: pending.doNotDisturb.summary, mediaKeys: mediaKeys.status,
                                 presenting: PresentingStatus(screenCasts: pending.screenCasts,
                                                              silencesAlerts: config.config.settings.presentingSilencesAlerts),
                                 screenLock: ScreenLockStatus(pending.screenLock,
