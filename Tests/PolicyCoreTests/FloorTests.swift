@@ -20,7 +20,7 @@ struct FloorTests {
         ["Players", "Protocol"],
         ["AudioSessions"],
         // The control loop's rooms, then the loop.
-        ["AgentCore/MediaKeys"],
+        ["AgentCore/MediaKeys", "AgentCore/SilentSwitch"],
         ["AgentCore"],
     ]
 

@@ -112,13 +112,8 @@ public struct AgentCore: Sendable {
     private var metered: [UInt32: UInt64] = [:]
     /// What the adapter refuses (`AgentEffect.gate`).
     private var gate = StartGate.open
-    /// The screen casts shared at the last reconcile: a change is an event
-    /// (docs/POLICY.md, "Presenting"). Not journaled: a restarted agent tells
-    /// of a cast it finds.
-    private var screenCasts: [ScreenCast] = []
-    /// The screen lock at the last reconcile: a change is an event
-    /// (AgentCore+ScreenLock). Not journaled either.
-    var screenLock = ScreenLock.unknown
+    /// The silent switch, Do Not Disturb, the screen lock and presenting (SilentSwitchRoom).
+    private var silencing = SilentSwitchRoom()
     /// The audio sessions apps declared (docs/API.md), what they see and
     /// what they were told (AgentCore+AudioSessions). Not journaled: a
     /// session lives as long as its caller's connection to this agent.
@@ -174,6 +169,7 @@ public struct AgentCore: Sendable {
     /// applying because the agent reads its requests there too).
     public mutating func connected(_ observation: Observation) -> [AgentEffect] {
         published = Publication()
+        silencing.connected()
         metered = [:]
         gate = .open
         var effects: [AgentEffect] = []
@@ -200,9 +196,19 @@ public struct AgentCore: Sendable {
                                              previousNodeOverrides: published.nodeOverrides)
         published.nodeOverrides = controls.nodeOverrides
         effects += published.newWarnings(controls.warnings).map { .log(.warning, $0) }
-        let silentMode = followSilentSwitch(&journal, requested: controls.silentMode, doNotDisturb: observation.doNotDisturb,
-                                            graph: graph, now: now, effects: &effects)
-        let screenLocked = followScreenLock(observation.screenLock, graph: graph, effects: &effects)
+        let switchIsThere = graph.metadata(named: AgentProtocol.metadataName) != nil
+        let silent = silencing.follow(choice: &journal.silentChoice, seen: &journal.doNotDisturbSeen,
+                                      requested: controls.silentMode, doNotDisturb: observation.doNotDisturb,
+                                      following: config.config.settings.followDoNotDisturb, switchIsThere: switchIsThere,
+                                      now: now)
+        let silentMode = silent.mode
+        if let text = silent.event { effects += emit(EventRecord(seq: 0, type: .silentMode, text: text), graph: graph) }
+        if let choice = silent.rewrite {
+            effects.append(own(subject: 0, AgentProtocol.silentModeKey, AgentProtocol.silentModeValue(choice)))
+        }
+        let lock = silencing.follow(lock: observation.screenLock, silences: config.config.settings.silenceWhileLocked)
+        if let event = lock.event { effects += emit(event, graph: graph) }
+        let screenLocked = lock.lockedBy
         journal.appOverrides = controls.appOverrides.filter(\.value.persist)
         let roles = RoleLoopbacks.observed(in: graph)
         let takeover = RoleDuckTakeover.step(roles: roles, replaced: journal.wirePlumberDuckLevel, dryRun: identity.dryRun)
@@ -224,9 +230,9 @@ public struct AgentCore: Sendable {
                                              screenLocked: screenLocked,
                                              endedSessions: endedAudioSessions(claims: claims, classified: classified, graph: graph),
                                              roles: roles)
-        if input.screenCasts != screenCasts {
-            effects += emit(presentingEvent(input.screenCasts), graph: graph)
-            screenCasts = input.screenCasts
+        if let event = silencing.follow(screenCasts: input.screenCasts,
+                                        silencesAlerts: config.config.settings.presentingSilencesAlerts) {
+            effects += emit(event, graph: graph)
         }
         var decision = engine.decide(input, memory: journal.memory)
         journal.memory = decision.memory
@@ -497,65 +503,9 @@ public struct AgentCore: Sendable {
     }
 
     /// A key of the agent's own metadata.
-    /// The user's silent switch and the desktop's Do Not Disturb, into the
-    /// journal, and silent mode as they make it (docs/POLICY.md, "Do Not
-    /// Disturb"): a value written to the switch is the user's choice; a
-    /// change of Do Not Disturb ends it.
-    private mutating func followSilentSwitch(_ journal: inout AgentJournal, requested: SilentChoice?, doNotDisturb: DoNotDisturb,
-                                             graph: Graph, now: Double, effects: inout [AgentEffect]) -> SilentMode {
-        let following = config.config.settings.followDoNotDisturb
-        if let overwritten = published.silentChoiceOverwritten, requested != overwritten.choice || now - overwritten.at > 1 {
-            published.silentChoiceOverwritten = nil
-        }
-        let wasOn = SilentMode.resolve(choice: journal.silentChoice, doNotDisturb: doNotDisturb, following: following).isOn
-        var why: String?
-        if published.silentChoiceOverwritten == nil, let requested, requested != journal.silentChoice {
-            journal.silentChoice = requested
-            why = requested == .follow ? "the user asked to follow Do Not Disturb" : "the user's choice"
-        }
-        let followed = SilentMode.choice(journal.silentChoice, lastSeen: journal.doNotDisturbSeen, now: doNotDisturb,
-                                         following: following)
-        if followed.changed {
-            why = "Do Not Disturb \(doNotDisturb.summary)"
-                + (followed.choice != journal.silentChoice ? "; the user's choice (\(journal.silentChoice.rawValue)) ends" : "")
-        }
-        journal.silentChoice = followed.choice
-        journal.doNotDisturbSeen = followed.seen
-        let silentMode = SilentMode.resolve(choice: journal.silentChoice, doNotDisturb: doNotDisturb, following: following)
-        if why != nil || silentMode.isOn != wasOn {
-            let text = "silent mode \(silentMode.isOn ? "on" : "off") (\(silentMode.reason))" + (why.map { ": \($0)" } ?? "")
-            effects += emit(EventRecord(seq: 0, type: .silentMode, text: text), graph: graph)
-        }
-        // The switch says the choice in force: after a bad value, or when
-        // Do Not Disturb ended the user's choice.
-        if published.silentChoiceOverwritten == nil, requested != journal.silentChoice,
-           graph.metadata(named: AgentProtocol.metadataName) != nil {
-            published.silentChoiceOverwritten = (requested, now)
-            effects.append(own(subject: 0, AgentProtocol.silentModeKey, AgentProtocol.silentModeValue(journal.silentChoice)))
-        }
-        return silentMode
-    }
-
     private func own(subject: UInt32, _ key: String, _ value: String?) -> AgentEffect {
         .setMetadata(MetadataWrite(metadata: AgentProtocol.metadataName, subject: subject, key: key,
                                    type: value == nil ? nil : AgentProtocol.jsonType, value: value))
-    }
-
-    /// `presenting: the screen is shared (GNOME Shell screen cast, node 42 to node 57); alerts silenced`,
-    /// or `presenting ended: …`.
-    private func presentingEvent(_ casts: [ScreenCast]) -> EventRecord {
-        let text: String
-        if casts.isEmpty {
-            text = "presenting ended: the screen is no longer shared"
-                + (config.config.settings.presentingSilencesAlerts ? "; alerts sound again" : "")
-        } else {
-            let shared = casts.map { cast in
-                "\(cast.description) to " + cast.consumers.map { "node \($0)" }.joined(separator: ", ")
-            }.joined(separator: "; ")
-            text = "presenting: the screen is shared (\(shared)); "
-                + (config.config.settings.presentingSilencesAlerts ? "alerts silenced" : "alerts play (presenting.silence-alerts = false)")
-        }
-        return EventRecord(seq: 0, type: .presenting, text: text)
     }
 
     /// Numbers an event, logs it at `level` (nil: logged already), and

@@ -21,10 +21,6 @@ struct Publication: Sendable {
     var warnings: [String] = []
     /// The stack as last logged and published.
     var stack: StackStatus?
-    /// The value the agent last overwrote on the silent switch, and when:
-    /// until the daemon echoes the agent's write (for a second at most),
-    /// that older value still read there is not the user's new choice.
-    var silentChoiceOverwritten: (choice: SilentChoice?, at: Double)?
 
     /// The warnings not logged yet (each is logged once while it lasts).
     mutating func newWarnings(_ current: [String]) -> [String] {
