@@ -84,9 +84,12 @@ extension TimingSensitiveSuites {
             return log.split(separator: "\n").suffix(12).joined(separator: "\n")
         }
 
-        /// WirePlumber's `linking.role-based.duck-level` as its `sm-settings` says.
+        /// WirePlumber's `linking.role-based.duck-level` as its `sm-settings`
+        /// says, read through a new client: WirePlumber exports `sm-settings`,
+        /// and a client already bound misses its changes while another one
+        /// binds it (the CLI, the agent at start).
         private static func duckLevelSetting(_ scene: AgentScene) -> String? {
-            scene.client.graph.metadata(named: "sm-settings")?.value(subject: 0, key: "linking.role-based.duck-level")
+            (try? scene.freshRead { $0.metadata(named: "sm-settings")?.value(subject: 0, key: "linking.role-based.duck-level") }) ?? nil
         }
 
         /// The music through its loopback, and the agent saying it sees
