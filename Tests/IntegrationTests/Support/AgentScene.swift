@@ -72,17 +72,9 @@ final class AgentScene {
             .flatMap { try? JSONDecoder().decode(AgentStatus.self, from: Data($0.utf8)) }
     }
 
-    /// Reads the graph through a new client, which stays until the daemon
-    /// has finished its metadata binds: PipeWire 0.3.65 never forgets the
-    /// bind of an exported metadata whose client left before the exporter
-    /// answered, and then sends that metadata's changes to no settled
-    /// client again (the CLI's Farewell does the same).
-    /// Throws when no client can connect: a read that failed must not look
-    /// like an empty graph.
+    /// Reads the graph through a new client (TestClient.freshRead).
     func freshRead<T>(_ read: (Graph) throws -> T) throws -> T {
-        let reader = try TestClient(sandbox: sandbox)
-        defer { reader.mirror.finishMetadataBinds(roundTripTimeout: 2) }
-        return try read(reader.graph)
+        try TestClient.freshRead(sandbox, read)
     }
 
     func stopAgent(signal: Int32 = SIGTERM) {

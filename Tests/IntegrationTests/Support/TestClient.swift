@@ -21,6 +21,22 @@ final class TestClient {
 
     var graph: Graph { mirror.graph }
 
+    /// Reads the graph through a new client. A client that stays bound to
+    /// an exported metadata (the agent's, WirePlumber's `default` and
+    /// `sm-settings`) misses its changes while another client binds it, so
+    /// a read that must see the latest values binds anew. The new client
+    /// stays until the daemon has finished its metadata binds: PipeWire
+    /// 0.3.65 never forgets the bind of an exported metadata whose client
+    /// left before the exporter answered, and then sends that metadata's
+    /// changes to no settled client again (the CLI's Farewell does the same).
+    /// Throws when no client can connect: a read that failed must not look
+    /// like an empty graph.
+    static func freshRead<T>(_ sandbox: Sandbox, _ read: (Graph) throws -> T) throws -> T {
+        let reader = try TestClient(sandbox: sandbox)
+        defer { reader.mirror.finishMetadataBinds(roundTripTimeout: 2) }
+        return try read(reader.graph)
+    }
+
     /// Iterates the loop until `condition` holds on the mirrored graph.
     @discardableResult
     func wait(timeout: Double = 5, until condition: (Graph) -> Bool) -> Bool {

@@ -20,15 +20,12 @@ enum VirtualMicrophone {
         let chosen = try client.run(["pw-metadata", "0", "default.configured.audio.source", "{ \"name\": \"\(name)\" }",
                                      "Spa:String:JSON"], in: sandbox)
         guard chosen.status == 0 else { throw RealClientError.notReady("the virtual microphone", details: chosen.stderr) }
-        // Read through a new client each time: WirePlumber exports "default",
-        // and PipeWire does not forward an exported metadata's changes to a
-        // client already bound while another one binds it (pw-metadata just
-        // did), so a client that stays bound may never see the new default.
+        // Through new clients: WirePlumber exports "default", and the client
+        // that stays bound may miss its change (TestClient.freshRead).
         let isDefault = sandbox.wait(timeout: 10) {
-            guard let reader = try? TestClient(sandbox: sandbox) else { return false }
-            defer { reader.mirror.finishMetadataBinds(roundTripTimeout: 2) }
-            return reader.graph.metadata(named: "default")?.value(subject: 0, key: "default.audio.source")?
-                .contains("\"\(name)\"") == true
+            (try? TestClient.freshRead(sandbox) { graph in
+                graph.metadata(named: "default")?.value(subject: 0, key: "default.audio.source")?.contains("\"\(name)\"") == true
+            }) == true
         }
         guard isDefault else {
             throw RealClientError.notReady("the virtual microphone",
