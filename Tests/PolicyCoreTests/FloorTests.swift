@@ -64,7 +64,7 @@ struct FloorTests {
                 let code = file.text.split(separator: "\n")
                     .map { $0.split(separator: "//", maxSplits: 1, omittingEmptySubsequences: false).first ?? "" }
                     .joined(separator: "\n")
-                // Simple word boundaries: Unicode's would read `AppIdentity.isInterpreter`
+                // Simple word boundaries: Unicode's would read `InterpreterBinary.runsManyApps`
                 // as one word, and miss every use through a member.
                 for match in code.matches(of: #/\b[A-Z]\w*\b/#.wordBoundaryKind(.simple)) {
                     let name = String(code[match.range])

@@ -52,7 +52,7 @@ public struct AppFacts: Sendable, Equatable, Hashable {
                              starters: ancestors.flatMap(\.names), unit: unit, entries: entries),
             launcher: process.flatMap { LauncherMark.find(process: $0, ancestors: ancestors, unit: unit) },
             executable: process?.executable, arguments: process?.arguments ?? [])
-        if let starter = ancestors.lazy.compactMap(\.name).first(where: { !AppIdentity.isInterpreter($0) }) {
+        if let starter = ancestors.lazy.compactMap(\.name).first(where: { !InterpreterBinary.runsManyApps($0) }) {
             facts.starter = Starter(name: starter, entry: entries.entry(program: starter))
         }
         if facts.entry == nil && facts.launcher == nil && facts.starter == nil && facts.arguments.isEmpty
@@ -120,7 +120,7 @@ public struct AppFacts: Sendable, Equatable, Hashable {
         if unit.launcher == "flatpak" || unit.launcher == "snap" || names.isEmpty { return true }
         if names.contains(where: entry.programs.contains) { return true }
         if entry.isWebApp && names.contains(where: { KnownApps.kind(of: $0) == .browser }) { return true }
-        return names.allSatisfy(AppIdentity.isInterpreter)
+        return names.allSatisfy(InterpreterBinary.runsManyApps)
     }
 }
 

@@ -22,7 +22,7 @@ public enum AppIdentity {
         if let appID = props["application.id"] { return appID }
         let name = props["application.name"]
         if let binary = props["application.process.binary"] {
-            if isInterpreter(binary), let name { return name }
+            if InterpreterBinary.runsManyApps(binary), let name { return name }
             return binary
         }
         return name ?? props["node.name"] ?? "unknown"
@@ -72,7 +72,4 @@ public enum AppIdentity {
         if props["pipewire.access"] == "flatpak", let appID = props["application.id"] { return appID }
         return nil
     }
-
-    /// Binaries that run many different apps (InterpreterBinary).
-    static func isInterpreter(_ binary: String) -> Bool { InterpreterBinary.runsManyApps(binary) }
 }
