@@ -22,6 +22,8 @@ struct FloorTests {
         // The control loop's rooms, then the loop.
         ["AgentCore/MediaKeys", "AgentCore/SilentSwitch"],
         ["AgentCore"],
+        ["AgentCore/Publishing"],
+        ["AgentCore/Loop"],
     ]
 
     static let core = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -109,7 +111,7 @@ struct FloorTests {
         folders["Text", default: []].append(Source(name: "Reach.swift", text: "let reach = HiddenRoom.self\n"))
         folders["Unplaced", default: []].append(Source(name: "New.swift", text: "struct New {}\n"))
         let violations = Self.violations(folders, order: Self.order)
-        #expect(violations.contains { $0.hasPrefix("JSON → AgentCore (Planted.swift: AgentCore)") }, "\(violations)")
+        #expect(violations.contains { $0.hasPrefix("JSON → AgentCore/Loop (Planted.swift: AgentCore)") }, "\(violations)")
         #expect(violations.contains { $0.hasPrefix("Classification/AppKnowledge → Classification (Upward.swift: Classifier)") },
                 "\(violations)")
         #expect(violations.contains { $0.hasPrefix("Text → AgentCore (Reach.swift: HiddenRoom)") }, "\(violations)")

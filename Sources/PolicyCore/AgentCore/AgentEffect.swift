@@ -71,6 +71,12 @@ public struct MetadataWrite: Sendable, Equatable, CustomStringConvertible {
         MetadataWrite(metadata: "default", subject: stream, key: "target.object", type: serial == nil ? nil : "Spa:Id",
                       value: serial.map(String.init))
     }
+
+    /// A key of the agent's own metadata (docs/PROTOCOL.md); a nil value removes it.
+    public static func agent(subject: UInt32, _ key: String, _ value: String?) -> MetadataWrite {
+        MetadataWrite(metadata: AgentProtocol.metadataName, subject: subject, key: key,
+                      type: value == nil ? nil : AgentProtocol.jsonType, value: value)
+    }
 }
 
 /// The sd-daemon priorities (`<6>` …) that journald turns into levels.

@@ -28,11 +28,22 @@ public enum Metering {
     /// The engine's view: a metered stream is what its meter measured,
     /// unmeasured while the meter starts; a stream not metered, or whose
     /// meter failed, has none (its node state says whether it plays).
-    public static func audibility(of wanted: [UInt32: UInt64], meters: AgentCore.Meters) -> [UInt32: Audibility] {
+    public static func audibility(of wanted: [UInt32: UInt64], meters: MeterReadings) -> [UInt32: Audibility] {
         var audibility: [UInt32: Audibility] = [:]
         for id in wanted.keys where !meters.failed.contains(id) {
             audibility[id] = meters.readings[id] ?? .unmeasured
         }
         return audibility
+    }
+}
+
+/// The meters on the streams that duck others (Metering).
+public struct MeterReadings: Sendable, Equatable {
+    /// What each meter measured, by the metered stream's node id.
+    public var readings: [UInt32: Audibility]
+    /// Streams whose meter could not be made or failed: judged by node state.
+    public var failed: Set<UInt32>
+    public init(readings: [UInt32: Audibility] = [:], failed: Set<UInt32> = []) {
+        self.readings = readings; self.failed = failed
     }
 }

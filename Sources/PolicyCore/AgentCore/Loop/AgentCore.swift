@@ -5,92 +5,6 @@
 /// observes the graph, calls one of these methods, and executes the effects
 /// in order.
 public struct AgentCore: Sendable {
-    /// Who this agent is, as its status says.
-    public struct Identity: Sendable, Equatable {
-        public var pid: Int32
-        public var version: String
-        /// ISO 8601, UTC.
-        public var startedAt: String
-        /// Decide and publish, but change nothing outside the agent's own
-        /// metadata and journal.
-        public var dryRun: Bool
-        public init(pid: Int32, version: String, startedAt: String, dryRun: Bool) {
-            self.pid = pid; self.version = version; self.startedAt = startedAt; self.dryRun = dryRun
-        }
-    }
-
-    /// One look at the world: the mirrored graph, the stack beside it, the
-    /// media players on the session bus, the time.
-    public struct Observation: Sendable {
-        public var graph: Graph
-        /// Monotonic seconds.
-        public var now: Double
-        public var stack: PipeWireStack
-        public var players: PlayerObservation
-        /// What the agent's meters measured (`AgentEffect.meter`).
-        public var meters: Meters
-        /// What the desktop knows about each client's app, by client id
-        /// (docs/CLASSIFICATION.md, "App knowledge").
-        public var apps: [UInt32: AppFacts]
-        /// The desktop's Do Not Disturb (docs/POLICY.md, "Do Not Disturb").
-        public var doNotDisturb: DoNotDisturb
-        /// Why the media-key proxy is not on the session bus (its name is
-        /// another's, no bus); nil when it is, or when it is turned off.
-        public var mediaKeysUnavailable: String?
-        /// The streams whose new links the start gate destroyed (`AgentEffect.gate`)
-        /// and are still unlinked: stream → the node it was being linked to.
-        public var refusedLinks: [UInt32: UInt32]
-        /// Whether the session is locked (docs/POLICY.md, "Screen lock").
-        public var screenLock = ScreenLock.unknown
-        /// The parent of each process that plays or records a stream, while
-        /// there are audio sessions (AudioSessionClaims walks up from a
-        /// stream's process to a session owner's).
-        public var audioSessionAncestry: [Int32: Int32] = [:]
-        /// Why the audio-session service is not on the session bus (its name
-        /// is another's, no bus, turned off); nil when it is (docs/API.md).
-        public var audioSessionsUnavailable: String?
-        public init(graph: Graph, now: Double, stack: PipeWireStack, players: PlayerObservation = .unwatched("not connected"),
-                    meters: Meters = Meters(), apps: [UInt32: AppFacts] = [:], doNotDisturb: DoNotDisturb = .unknown,
-                    mediaKeysUnavailable: String? = nil, refusedLinks: [UInt32: UInt32] = [:]) {
-            self.graph = graph; self.now = now; self.stack = stack; self.players = players; self.meters = meters
-            self.apps = apps; self.doNotDisturb = doNotDisturb; self.mediaKeysUnavailable = mediaKeysUnavailable
-            self.refusedLinks = refusedLinks
-        }
-    }
-
-    /// The meters on the streams that duck others (Metering).
-    public struct Meters: Sendable, Equatable {
-        /// What each meter measured, by the metered stream's node id.
-        public var readings: [UInt32: Audibility]
-        /// Streams whose meter could not be made or failed: judged by node state.
-        public var failed: Set<UInt32>
-        public init(readings: [UInt32: Audibility] = [:], failed: Set<UInt32> = []) {
-            self.readings = readings; self.failed = failed
-        }
-    }
-
-    /// What the session bus adapter saw (docs/PLAYERS.md).
-    public enum PlayerObservation: Sendable, Equatable {
-        /// The players, and the parent of each process that plays a stream
-        /// (PlayerMatching walks up from a stream's process to a player's).
-        case watched(PlayerSet, ancestry: [Int32: Int32])
-        /// No session bus, or it went away: why, in words.
-        case unwatched(String)
-
-        /// Which player controls which stream; none when unwatched.
-        func matches(in graph: Graph) -> [UInt32: PlayerMatch] {
-            guard case .watched(let players, let ancestry) = self else { return [:] }
-            return PlayerMatching.match(players: players, graph: graph, ancestry: ancestry)
-        }
-
-        var summary: String {
-            switch self {
-            case .watched(let players, _): "\(players.count) MPRIS \(players.count == 1 ? "player" : "players") on the session bus"
-            case .unwatched(let why): "not watched: \(why)"
-            }
-        }
-    }
-
     public let identity: Identity
     public private(set) var journal: AgentJournal
     public private(set) var config: LoadedConfig
@@ -99,12 +13,8 @@ public struct AgentCore: Sendable {
     private var classifications: ClassificationCache
     private var engine: PolicyEngine
     private var planner: ReconcilePlanner
-    private var eventSeq: UInt64 = 0
-    /// What this connection has been told; reset by `connected`.
-    private var published = Publication()
-    /// What the reconciles since the last `publish()` decided and the
-    /// connection has not been told yet.
-    private var unpublished: Unpublished?
+    /// What the connection is told, and was (PublishingRoom).
+    private var publishing = PublishingRoom()
     /// The new streams WirePlumber has yet to link (the planner's; not
     /// journaled: a restarted agent sees them afresh).
     private var linkWait = LinkWait()
@@ -127,26 +37,6 @@ public struct AgentCore: Sendable {
     /// The player the media-key proxy mirrors (`AgentEffect.mediaKeysTarget`).
     public var mediaKeysMirror: MediaPlayer? { mediaKeys.mirror }
 
-    /// Statuses and events wait for `publish()`, which the executor runs
-    /// once the gains have gone out (`AgentEffect.publish`): at hundreds of
-    /// streams building them took longer than the decision itself
-    /// (docs/PERFORMANCE.md, "Limits found"). Statuses are of the latest
-    /// decision; every decision's events are kept, in order.
-    private struct Unpublished: Sendable {
-        var graph: Graph
-        var roles: RoleLoopbacks
-        var classified: [UInt32: ClassifiedStream]
-        var decision: PolicyDecision
-        var controls: ControlRequests
-        var players: PlayerObservation
-        var matches: [UInt32: PlayerMatch]
-        var events: [(event: PolicyEvent, names: DecisionNames)]
-        var silentMode: SilentMode
-        var doNotDisturb: DoNotDisturb
-        var screenCasts: [ScreenCast]
-        var screenLock: ScreenLock
-    }
-
     public init(identity: Identity, config: LoadedConfig, journal: AgentJournal) throws {
         self.identity = identity
         self.journal = journal
@@ -168,15 +58,15 @@ public struct AgentCore: Sendable {
     /// persisted user settings (the CLI reads them there, and they keep
     /// applying because the agent reads its requests there too).
     public mutating func connected(_ observation: Observation) -> [AgentEffect] {
-        published = Publication()
+        publishing.connected()
         silencing.connected()
         metered = [:]
         gate = .open
         var effects: [AgentEffect] = []
         guard observation.graph.metadata(named: AgentProtocol.metadataName) != nil else { return reconcile(observation) }
-        effects.append(own(subject: 0, AgentProtocol.silentModeKey, AgentProtocol.silentModeValue(journal.silentChoice)))
+        effects.append(.setMetadata(.agent(subject: 0, AgentProtocol.silentModeKey, AgentProtocol.silentModeValue(journal.silentChoice))))
         for (appKey, request) in journal.appOverrides.sorted(by: { $0.key < $1.key }) {
-            effects.append(own(subject: 0, AgentProtocol.appOverridePrefix + appKey, StatusPublisher.json(request)))
+            effects.append(.setMetadata(.agent(subject: 0, AgentProtocol.appOverridePrefix + appKey, StatusPublisher.json(request))))
         }
         return effects + reconcile(observation)
     }
@@ -192,29 +82,27 @@ public struct AgentCore: Sendable {
         var journal = self.journal
         ReconcilePlanner.confirm(&journal.applied, graph: graph)
 
-        let controls = ControlRequests.parse(graph.metadata(named: AgentProtocol.metadataName),
-                                             previousNodeOverrides: published.nodeOverrides)
-        published.nodeOverrides = controls.nodeOverrides
-        effects += published.newWarnings(controls.warnings).map { .log(.warning, $0) }
+        let (controls, warnings) = publishing.readRequests(in: graph)
+        effects += warnings
         let switchIsThere = graph.metadata(named: AgentProtocol.metadataName) != nil
         let silent = silencing.follow(choice: &journal.silentChoice, seen: &journal.doNotDisturbSeen,
                                       requested: controls.silentMode, doNotDisturb: observation.doNotDisturb,
                                       following: config.config.settings.followDoNotDisturb, switchIsThere: switchIsThere,
                                       now: now)
         let silentMode = silent.mode
-        if let text = silent.event { effects += emit(EventRecord(seq: 0, type: .silentMode, text: text), graph: graph) }
+        if let text = silent.event { effects += publishing.emit(EventRecord(seq: 0, type: .silentMode, text: text), graph: graph) }
         if let choice = silent.rewrite {
-            effects.append(own(subject: 0, AgentProtocol.silentModeKey, AgentProtocol.silentModeValue(choice)))
+            effects.append(.setMetadata(.agent(subject: 0, AgentProtocol.silentModeKey, AgentProtocol.silentModeValue(choice))))
         }
         let lock = silencing.follow(lock: observation.screenLock, silences: config.config.settings.silenceWhileLocked)
-        if let event = lock.event { effects += emit(event, graph: graph) }
+        if let event = lock.event { effects += publishing.emit(event, graph: graph) }
         let screenLocked = lock.lockedBy
         journal.appOverrides = controls.appOverrides.filter(\.value.persist)
         let roles = RoleLoopbacks.observed(in: graph)
         let takeover = RoleDuckTakeover.step(roles: roles, replaced: journal.wirePlumberDuckLevel, dryRun: identity.dryRun)
         journal.wirePlumberDuckLevel = takeover.replaced
         let stack = StackStatus(observation.stack, rolePolicy: Self.rolePolicyStatus(roles, takeover, dryRun: identity.dryRun))
-        if let change = published.stackChange(stack) { effects.append(.log(.notice, change)) }
+        effects += publishing.follow(stack: stack)
 
         let claims = claimAudioSessionStreams(observation)
         let classified = Self.withoutLoopbacks(
@@ -232,7 +120,7 @@ public struct AgentCore: Sendable {
                                              roles: roles)
         if let event = silencing.follow(screenCasts: input.screenCasts,
                                         silencesAlerts: config.config.settings.presentingSilencesAlerts) {
-            effects += emit(event, graph: graph)
+            effects += publishing.emit(event, graph: graph)
         }
         var decision = engine.decide(input, memory: journal.memory)
         journal.memory = decision.memory
@@ -290,11 +178,10 @@ public struct AgentCore: Sendable {
         effects += tellAudioSessions(decision, classified: classified, graph: graph, claims: claims,
                                      silentMode: silentMode.isOn, now: now)
         if case .some(let mirror) = mirror { effects.append(.mediaKeysTarget(mirror)) }
-        let events = (unpublished?.events ?? []) + decision.events.map { (event: $0, names: decision.names) }
-        unpublished = Unpublished(graph: graph, roles: roles, classified: classified, decision: decision, controls: controls,
-                                  players: observation.players, matches: matches, events: events,
-                                  silentMode: silentMode, doNotDisturb: observation.doNotDisturb,
-                                  screenCasts: input.screenCasts, screenLock: observation.screenLock)
+        publishing.keep(.init(graph: graph, roles: roles, classified: classified, decision: decision, controls: controls,
+                              players: observation.players, matches: matches, silentMode: silentMode,
+                              doNotDisturb: observation.doNotDisturb, screenCasts: input.screenCasts,
+                              screenLock: observation.screenLock))
         if wantedMeters != metered {
             metered = wantedMeters
             effects.append(.meter(wantedMeters))
@@ -308,23 +195,20 @@ public struct AgentCore: Sendable {
     /// connection: classifications, events, statuses, acknowledged resume
     /// requests (run by `AgentEffect.publish`, after the gains).
     public mutating func publish() -> [AgentEffect] {
-        guard let pending = unpublished else { return [] }
-        unpublished = nil
-        let graph = pending.graph
-        var effects = reportReclassified(pending.classified, graph: graph)
-        for (event, names) in pending.events {
-            effects += emit(StatusPublisher.record(event, seq: 0, names: names), graph: graph)
+        // Read before: the room is being changed while it asks for the status.
+        let (identity, files, configError, settings) = (identity, config.files, configError, config.config.settings)
+        let (silentChoice, mediaKeys, audioSessions) = (journal.silentChoice, mediaKeys.status, audioSessionsStatus)
+        return publishing.publish(pausedPlayers: journal.pausedPlayers) { decided, stack in
+            AgentStatus(pid: identity.pid, version: identity.version, startedAt: identity.startedAt,
+                        configFiles: files, configError: configError, dryRun: identity.dryRun,
+                        silentMode: decided.silentMode.isOn, stack: stack, players: decided.players.summary,
+                        silentModeReason: decided.silentMode.reason, silentChoice: silentChoice,
+                        doNotDisturb: decided.doNotDisturb.summary, mediaKeys: mediaKeys,
+                        presenting: PresentingStatus(screenCasts: decided.screenCasts,
+                                                     silencesAlerts: settings.presentingSilencesAlerts),
+                        screenLock: ScreenLockStatus(decided.screenLock, silences: settings.silenceWhileLocked),
+                        audioSessions: audioSessions)
         }
-        // Publish before acknowledging a resume: whoever waits for the key to
-        // go must find the new status already there.
-        effects += publishStatuses(pending)
-        if graph.metadata(named: AgentProtocol.metadataName) != nil {
-            for stream in pending.controls.resumeRequests.sorted() {
-                effects.append(own(subject: stream, AgentProtocol.resumeKey, nil))
-            }
-        }
-        effects += clearEntriesOfVanishedNodes(graph)
-        return effects
     }
 
     // MARK: - media keys
@@ -336,7 +220,7 @@ public struct AgentCore: Sendable {
     /// monitor`) and in `status`. Then a reconcile, with the resume.
     public mutating func mediaKey(_ key: MediaKey, _ observation: Observation) -> [AgentEffect] {
         let (outcome, text) = mediaKeys.press(key, pausedPlayers: journal.pausedPlayers)
-        var effects = emit(EventRecord(seq: 0, type: .mediaKey, text: text,
+        var effects = publishing.emit(EventRecord(seq: 0, type: .mediaKey, text: text,
                                        reason: outcome.refusal == nil ? key.rawValue : "refused"), graph: observation.graph)
         var reconciled = reconcile(observation)
         if let command = outcome.command, let busName = outcome.busName {
@@ -378,7 +262,7 @@ public struct AgentCore: Sendable {
         engine = PolicyEngine(config: loaded.config)
         planner = Self.planner(for: loaded.config, dryRun: identity.dryRun)
         let text = "config reloaded (\(trigger.logged)): \(loaded.files.joined(separator: ", "))"
-        return emit(EventRecord(seq: 0, type: .configReloaded, text: text, reason: trigger.rawValue),
+        return publishing.emit(EventRecord(seq: 0, type: .configReloaded, text: text, reason: trigger.rawValue),
                     graph: graph, level: .notice)
     }
 
@@ -387,7 +271,7 @@ public struct AgentCore: Sendable {
         configError = error
         let text = "config reload rejected (\(trigger.logged)); keeping the previous config"
         return [.log(.error, "\(text):\n\(error)")]
-            + emit(EventRecord(seq: 0, type: .configRejected, text: text, reason: trigger.rawValue),
+            + publishing.emit(EventRecord(seq: 0, type: .configRejected, text: text, reason: trigger.rawValue),
                    graph: graph, level: nil)
     }
 
@@ -500,121 +384,5 @@ public struct AgentCore: Sendable {
         actions.map { action in
             identity.dryRun ? .log(.info, "dry-run: would \(ActionDescription.describe(action, in: graph))") : .graph(action)
         }
-    }
-
-    /// A key of the agent's own metadata.
-    private func own(subject: UInt32, _ key: String, _ value: String?) -> AgentEffect {
-        .setMetadata(MetadataWrite(metadata: AgentProtocol.metadataName, subject: subject, key: key,
-                                   type: value == nil ? nil : AgentProtocol.jsonType, value: value))
-    }
-
-    /// Numbers an event, logs it at `level` (nil: logged already), and
-    /// publishes it for `pw-policy monitor`.
-    mutating func emit(_ record: EventRecord, graph: Graph, level: LogLevel? = .info) -> [AgentEffect] {
-        var record = record
-        eventSeq += 1
-        record.seq = eventSeq
-        var effects: [AgentEffect] = level.map { [.log($0, record.text)] } ?? []
-        if graph.metadata(named: AgentProtocol.metadataName) != nil {
-            effects.append(own(subject: 0, AgentProtocol.eventKey, StatusPublisher.json(record)))
-        }
-        return effects
-    }
-
-    /// Reports streams when first seen and whenever their classification
-    /// changes (the registry's first props lack what info brings later, such
-    /// as policy.* properties, so a stream may be reclassified at once).
-    private mutating func reportReclassified(_ classified: [UInt32: ClassifiedStream], graph: Graph) -> [AgentEffect] {
-        var effects: [AgentEffect] = []
-        var current: [UInt32: Publication.StreamSignature] = [:]
-        current.reserveCapacity(classified.count)
-        var changed: [UInt32] = []
-        for (id, stream) in classified {
-            let classification = stream.classification
-            // Compared as a value: building a string per stream on every
-            // reconcile cost more than the decision at hundreds of streams.
-            let signature = Publication.StreamSignature(serial: graph.nodes[id]?.serial ?? 0, category: classification.category,
-                                                        options: classification.options, mode: classification.mode,
-                                                        exempt: classification.exempt)
-            current[id] = signature
-            if published.streamSignatures[id] != signature { changed.append(id) }
-        }
-        for id in changed.sorted() {
-            guard let stream = classified[id] else { continue }
-            let classification = stream.classification
-            let options = classification.options.sorted().map(\.rawValue)
-            let shownOptions = options.isEmpty ? "" : " [" + options.joined(separator: ", ") + "]"
-            effects += emit(EventRecord(seq: 0, type: .streamClassified,
-                                        text: "stream \(id) \"\(stream.appName)\": \(classification.category.rawValue)\(shownOptions) — \(classification.reason)",
-                                        session: stream.session.rawValue, stream: id, reason: classification.source.rawValue),
-                            graph: graph)
-            effects += classification.warnings.map { .log(.warning, "stream \(id) \"\(stream.appName)\": \($0)") }
-        }
-        published.streamSignatures = current
-        return effects
-    }
-
-    private mutating func publishStatuses(_ pending: Unpublished) -> [AgentEffect] {
-        let (graph, classified, decision, controls, players, matches) =
-            (pending.graph, pending.classified, pending.decision, pending.controls, pending.players, pending.matches)
-        guard graph.metadata(named: AgentProtocol.metadataName) != nil else { return [] }
-        var effects: [AgentEffect] = []
-        var current: [UInt32: StreamStatus] = [:]
-        let sinks = EngineInputBuilder.linkedSinks(in: graph)
-        var playerOf: [UInt32: StreamStatus.Player] = [:]
-        if case .watched(let set, _) = players {
-            for (stream, match) in matches {
-                playerOf[stream] = StatusPublisher.player(match, in: set, paused: journal.pausedPlayers[match.busName])
-            }
-        }
-        for (id, stream) in classified {
-            guard let node = graph.nodes[id] else { continue }
-            current[id] = StatusPublisher.streamStatus(node: node, classified: stream, decision: decision.streams[id],
-                                                       graph: graph, linkedSinks: sinks, roles: pending.roles,
-                                                       names: decision.names,
-                                                       extraWarnings: controls.streamWarnings[id] ?? [],
-                                                       player: playerOf[id])
-        }
-        // Compared first, sorted and encoded only when changed: most reconciles
-        // change few of hundreds of streams.
-        for id in current.compactMap({ published.streams[$0.key] != $0.value ? $0.key : nil }).sorted() {
-            effects.append(own(subject: id, AgentProtocol.streamKey, StreamStatusText.encode(current[id]!)))
-        }
-        for id in published.streams.keys.sorted() where current[id] == nil {
-            effects.append(own(subject: id, AgentProtocol.streamKey, nil))
-        }
-        published.streams = current
-
-        let agent = AgentStatus(pid: identity.pid, version: identity.version, startedAt: identity.startedAt,
-                                configFiles: config.files, configError: configError, dryRun: identity.dryRun,
-                                silentMode: pending.silentMode.isOn, stack: published.stack, players: players.summary,
-                                silentModeReason: pending.silentMode.reason, silentChoice: journal.silentChoice,
-                                doNotDisturb: pending.doNotDisturb.summary, mediaKeys: mediaKeys.status,
-                                presenting: PresentingStatus(screenCasts: pending.screenCasts,
-                                                             silencesAlerts: config.config.settings.presentingSilencesAlerts),
-                                screenLock: ScreenLockStatus(pending.screenLock,
-                                                             silences: config.config.settings.silenceWhileLocked),
-                                audioSessions: audioSessionsStatus)
-        for (key, value) in [(AgentProtocol.agentKey, StatusPublisher.json(agent)),
-                             (AgentProtocol.outputsKey, StatusPublisher.json(StatusPublisher.outputs(graph: graph)))]
-            where published.global[key] != value {
-            published.global[key] = value
-            effects.append(own(subject: 0, key, value))
-        }
-        return effects
-    }
-
-    /// Requests left for nodes that are gone would otherwise apply to the
-    /// next node that gets the same id.
-    private func clearEntriesOfVanishedNodes(_ graph: Graph) -> [AgentEffect] {
-        guard let metadata = graph.metadata(named: AgentProtocol.metadataName) else { return [] }
-        var effects: [AgentEffect] = []
-        let vanished = metadata.entries.keys.filter { $0 != 0 && graph.nodes[$0] == nil }
-        for subject in vanished.sorted() {
-            for key in metadata.entries[subject]!.keys.sorted() where key != AgentProtocol.streamKey {
-                effects.append(own(subject: subject, key, nil))
-            }
-        }
-        return effects
     }
 }
