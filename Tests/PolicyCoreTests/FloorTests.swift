@@ -22,7 +22,9 @@ struct FloorTests {
         // The control loop's rooms, then the loop.
         ["AgentCore/MediaKeys", "AgentCore/SilentSwitch"],
         ["AgentCore"],
-        ["AgentCore/Publishing"],
+        ["AgentCore/Journal"],
+        ["AgentCore/Effects"],
+        ["AgentCore/Publishing", "AgentCore/WirePlumberMemory"],
         ["AgentCore/Loop"],
     ]
 

@@ -99,9 +99,8 @@ public struct AgentCore: Sendable {
         let screenLocked = lock.lockedBy
         journal.appOverrides = controls.appOverrides.filter(\.value.persist)
         let roles = RoleLoopbacks.observed(in: graph)
-        let takeover = RoleDuckTakeover.step(roles: roles, replaced: journal.wirePlumberDuckLevel, dryRun: identity.dryRun)
-        journal.wirePlumberDuckLevel = takeover.replaced
-        let stack = StackStatus(observation.stack, rolePolicy: Self.rolePolicyStatus(roles, takeover, dryRun: identity.dryRun))
+        let (takeover, rolePolicy) = WirePlumberMemoryRoom.takeOver(roles: roles, journal: &journal, dryRun: identity.dryRun)
+        let stack = StackStatus(observation.stack, rolePolicy: rolePolicy)
         effects += publishing.follow(stack: stack)
 
         let claims = claimAudioSessionStreams(observation)
@@ -132,15 +131,8 @@ public struct AgentCore: Sendable {
                                 now: now)
         journal.applied = plan.applied
         linkWait = plan.linkWait
-        // WirePlumber saves the gains we send under the stream's key: taken
-        // back out once no stream of the key holds one (restore, then forget).
-        var corrections: [AgentEffect] = []
-        if !identity.dryRun {
-            let tracking = WirePlumberStreamState.track(journal.wirePlumberKeys, graph: graph, applied: plan.applied,
-                                                        sent: plan.actions, stack: observation.stack)
-            journal.wirePlumberKeys = tracking.keys
-            corrections = tracking.writes.map(AgentEffect.setMetadata)
-        }
+        let corrections = WirePlumberMemoryRoom.track(journal: &journal, graph: graph, applied: plan.applied,
+                                                      sent: plan.actions, stack: observation.stack, dryRun: identity.dryRun)
         let matches = observation.players.matches(in: graph)
         var pauses = PlayerPauses.Plan(commands: [], paused: journal.pausedPlayers, reasons: [])
         if case .watched(let players, _) = observation.players {
@@ -159,7 +151,7 @@ public struct AgentCore: Sendable {
         // still knows what we changed and which players we paused.
         effects += corrections
         effects += save(journal)
-        effects += Self.effects(of: takeover)
+        effects += WirePlumberMemoryRoom.effects(of: takeover)
         // Before the actions: the links they make are not to be refused.
         let nextGate = identity.dryRun ? StartGate.open
             // WirePlumber's role policy ducks or corks by loopback, whatever the app.
@@ -299,27 +291,19 @@ public struct AgentCore: Sendable {
             let write = MetadataWrite.targetObject(of: id, serial: nil)
             effects.append(identity.dryRun ? .log(.info, "dry-run: would remove the target.object of \(id)") : .setMetadata(write))
         }
-        // What WirePlumber saved under our gains, put back to the user's.
-        let stored = identity.dryRun ? WirePlumberStreamState.Correction(left: journal.wirePlumberKeys)
-            : WirePlumberStreamState.correctAll(journal.wirePlumberKeys, graph: graph, stack: observation.stack)
-        effects += stored.writes.map(AgentEffect.setMetadata)
-        // WirePlumber ducks its role loopbacks itself again.
-        if !identity.dryRun {
-            effects += RoleDuckTakeover.restore(replaced: journal.wirePlumberDuckLevel,
-                                                current: RoleLoopbacks.duckLevelSetting(in: graph)).map(AgentEffect.setMetadata)
-        }
-        effects.append(.flush)
         var journal = self.journal
+        let givenBack = WirePlumberMemoryRoom.giveBack(journal: &journal, graph: graph, stack: observation.stack,
+                                                       dryRun: identity.dryRun)
+        effects += givenBack.writes
+        effects.append(.flush)
         journal.applied = [:]
-        journal.wirePlumberDuckLevel = nil
         journal.memory = .empty  // nothing is held or ducked any more
-        journal.wirePlumberKeys = stored.standIns.merging(stored.left) { $1 }
         // Players we paused stay paused, and remembered: the next start plays
         // them when their interruption is over (docs/PLAYERS.md).
         effects += save(journal)
-        if !stored.standIns.isEmpty { effects.append(.resetStoredVolumes(stored.standIns)) }
+        effects += givenBack.resets
         effects.append(.wakeUp(at: nil))
-        let corrected = stored.writes.filter { $0.value != nil }.count + stored.standIns.count
+        let corrected = givenBack.corrected
         effects.append(.log(.notice, "restored \(restoring.count) changes"
             + (corrected > 0 ? " and \(corrected) \(corrected == 1 ? "volume" : "volumes") WirePlumber saved" : "")
             + "; every stream is as it would be without pw-policy"))
@@ -330,10 +314,8 @@ public struct AgentCore: Sendable {
     /// are forgotten; the others stay in the journal for the next start.
     public mutating func storedVolumesReset(_ done: Set<String>) -> [AgentEffect] {
         var journal = self.journal
-        journal.wirePlumberKeys = journal.wirePlumberKeys.filter { !done.contains($0.key) }
-        let left = journal.wirePlumberKeys.keys.sorted()
-        return save(journal) + (left.isEmpty ? [] : [.log(.warning,
-            "WirePlumber's saved volume of \(left.joined(separator: ", ")) could not be reset; 'pw-policy restore' tries again")])
+        let warning = WirePlumberMemoryRoom.reset(done, journal: &journal)
+        return save(journal) + warning
     }
 
     /// Whether a change of node `id`'s Props can change no decision: a

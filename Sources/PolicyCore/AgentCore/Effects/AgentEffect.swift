@@ -46,59 +46,6 @@ public enum AgentEffect: Sendable, Equatable {
     case publish
 }
 
-/// One write to a metadata object, named as the daemon knows it
-/// (`pw-policy`, the agent's own, or WirePlumber's `default`): what the
-/// agent publishes and what the CLI requests.
-public struct MetadataWrite: Sendable, Equatable, CustomStringConvertible {
-    public var metadata: String
-    public var subject: UInt32
-    public var key: String
-    public var type: String?
-    /// nil removes the key.
-    public var value: String?
-
-    public init(metadata: String = AgentProtocol.metadataName, subject: UInt32, key: String, type: String?, value: String?) {
-        self.metadata = metadata; self.subject = subject; self.key = key; self.type = type; self.value = value
-    }
-
-    public var description: String {
-        "\(subject) \(key) = \(value.map { "'\($0)'" } ?? "(removed)")"
-    }
-
-    /// WirePlumber's request to move a stream to the node of `serial`
-    /// (nil removes it): `target.object` in the default metadata.
-    public static func targetObject(of stream: UInt32, serial: UInt64?) -> MetadataWrite {
-        MetadataWrite(metadata: "default", subject: stream, key: "target.object", type: serial == nil ? nil : "Spa:Id",
-                      value: serial.map(String.init))
-    }
-
-    /// A key of the agent's own metadata (docs/PROTOCOL.md); a nil value removes it.
-    public static func agent(subject: UInt32, _ key: String, _ value: String?) -> MetadataWrite {
-        MetadataWrite(metadata: AgentProtocol.metadataName, subject: subject, key: key,
-                      type: value == nil ? nil : AgentProtocol.jsonType, value: value)
-    }
-}
-
-/// The sd-daemon priorities (`<6>` …) that journald turns into levels.
-public enum LogLevel: Int, Comparable, Sendable, CaseIterable {
-    case error = 3, warning = 4, notice = 5, info = 6, debug = 7
-    public static func < (a: LogLevel, b: LogLevel) -> Bool { a.rawValue < b.rawValue }
-
-    /// The names `init(name:)` takes, most severe first.
-    public static let names = ["error", "warning", "notice", "info", "debug"]
-
-    public init?(name: String) {
-        switch name.lowercased() {
-        case "error", "3": self = .error
-        case "warning", "warn", "4": self = .warning
-        case "notice", "5": self = .notice
-        case "info", "6": self = .info
-        case "debug", "7": self = .debug
-        default: return nil
-        }
-    }
-}
-
 extension AgentEffect {
     /// Which effects still held back from an earlier turn (see
     /// `AgentEffect.publish`) the effects of a later one make redundant: its
