@@ -1,27 +1,29 @@
 /// The agent's control loop as a pure step: what was observed in, effects
 /// out (docs/ARCHITECTURE.md, "The control loop"). It holds everything the
-/// agent remembers — config, journal, event numbering, and what it last
-/// published on this connection — and does no I/O: the PipeWire adapter
-/// observes the graph, calls one of these methods, and executes the effects
-/// in order.
+/// agent remembers, most of it in rooms of its own — what the connection was
+/// told (PublishingRoom), the media keys (MediaKeysRoom), the silent switch
+/// (SilentSwitchRoom), WirePlumber's memory (WirePlumberMemoryRoom), the
+/// journal — and does no I/O: the PipeWire adapter observes the graph,
+/// calls one of these methods, and executes the effects in order. The
+/// config's reload and the shutdown are in the files named for them.
 public struct AgentCore: Sendable {
     public let identity: Identity
-    public private(set) var journal: AgentJournal
-    public private(set) var config: LoadedConfig
+    public internal(set) var journal: AgentJournal
+    public internal(set) var config: LoadedConfig
     /// The last config reload's error while the previous config stays in force.
-    public private(set) var configError: String?
-    private var classifications: ClassificationCache
-    private var engine: PolicyEngine
-    private var planner: ReconcilePlanner
+    public internal(set) var configError: String?
+    var classifications: ClassificationCache
+    var engine: PolicyEngine
+    var planner: ReconcilePlanner
     /// What the connection is told, and was (PublishingRoom).
-    private var publishing = PublishingRoom()
+    var publishing = PublishingRoom()
     /// The new streams WirePlumber has yet to link (the planner's; not
     /// journaled: a restarted agent sees them afresh).
     private var linkWait = LinkWait()
     /// The streams metered on this connection (`AgentEffect.meter`).
     private var metered: [UInt32: UInt64] = [:]
     /// What the adapter refuses (`AgentEffect.gate`).
-    private var gate = StartGate.open
+    var gate = StartGate.open
     /// The silent switch, Do Not Disturb, the screen lock and presenting (SilentSwitchRoom).
     private var silencing = SilentSwitchRoom()
     /// The audio sessions apps declared (docs/API.md), what they see and
@@ -31,6 +33,9 @@ public struct AgentCore: Sendable {
     var audioScene = AudioScene()
     var audioNews = AudioSessionNews()
     var audioSessionsUnavailable: String?
+
+    /// The streams `restoreAll` put back to gain 1, by node id (serial).
+    public internal(set) var restored: [UInt32: UInt64?] = [:]
 
     /// The media keys (MediaKeysRoom).
     private var mediaKeys = MediaKeysRoom()
@@ -46,11 +51,6 @@ public struct AgentCore: Sendable {
         planner = Self.planner(for: config.config, dryRun: identity.dryRun)
     }
 
-    private static func planner(for config: PolicyConfig, dryRun: Bool) -> ReconcilePlanner {
-        // In a dry run nothing is ever confirmed; don't "resend" every second.
-        ReconcilePlanner(settings: config.settings, confirmTimeout: dryRun ? .infinity : 1.0)
-    }
-
     // MARK: - connection
 
     /// A new connection's first complete graph: it has a fresh (empty) agent
@@ -64,9 +64,11 @@ public struct AgentCore: Sendable {
         gate = .open
         var effects: [AgentEffect] = []
         guard observation.graph.metadata(named: AgentProtocol.metadataName) != nil else { return reconcile(observation) }
-        effects.append(.setMetadata(.agent(subject: 0, AgentProtocol.silentModeKey, AgentProtocol.silentModeValue(journal.silentChoice))))
+        effects.append(.setMetadata(.agent(subject: 0, AgentProtocol.silentModeKey,
+                                           AgentProtocol.silentModeValue(journal.silentChoice))))
         for (appKey, request) in journal.appOverrides.sorted(by: { $0.key < $1.key }) {
-            effects.append(.setMetadata(.agent(subject: 0, AgentProtocol.appOverridePrefix + appKey, StatusPublisher.json(request))))
+            effects.append(.setMetadata(.agent(subject: 0, AgentProtocol.appOverridePrefix + appKey,
+                                               StatusPublisher.json(request))))
         }
         return effects + reconcile(observation)
     }
@@ -226,98 +228,6 @@ public struct AgentCore: Sendable {
         return effects
     }
 
-    // MARK: - config
-
-    /// What made the agent reload: said in its log line and in the event's
-    /// `reason` (docs/CONFIG.md, "Checking and reloading").
-    public enum ReloadTrigger: String, Sendable {
-        case signal = "SIGHUP", fileChanged = "file-changed"
-        var logged: String { self == .signal ? "SIGHUP" : "file changed" }
-    }
-
-    /// A config read after a SIGHUP or a file change: in force from the next
-    /// reconcile, unless it is the one in force or the classifier refuses it.
-    public mutating func reload(_ loaded: LoadedConfig, trigger: ReloadTrigger, graph: Graph) -> [AgentEffect] {
-        guard loaded.config != config.config || loaded.files != config.files else {
-            configError = nil
-            return []
-        }
-        let classifier: Classifier
-        do {
-            classifier = try Classifier(config: loaded.config)
-        } catch {
-            return reloadFailed("\(error)", trigger: trigger, graph: graph)
-        }
-        config = loaded
-        configError = nil
-        classifications = ClassificationCache(classifier: classifier)
-        engine = PolicyEngine(config: loaded.config)
-        planner = Self.planner(for: loaded.config, dryRun: identity.dryRun)
-        let text = "config reloaded (\(trigger.logged)): \(loaded.files.joined(separator: ", "))"
-        return publishing.emit(EventRecord(seq: 0, type: .configReloaded, text: text, reason: trigger.rawValue),
-                    graph: graph, level: .notice)
-    }
-
-    /// A reload that could not be read or validated: the previous config stays.
-    public mutating func reloadFailed(_ error: String, trigger: ReloadTrigger, graph: Graph) -> [AgentEffect] {
-        configError = error
-        let text = "config reload rejected (\(trigger.logged)); keeping the previous config"
-        return [.log(.error, "\(text):\n\(error)")]
-            + publishing.emit(EventRecord(seq: 0, type: .configRejected, text: text, reason: trigger.rawValue),
-                   graph: graph, level: nil)
-    }
-
-    // MARK: - shutdown
-
-    /// Until when a native ramp we sent may still run in a client: a restore
-    /// sent before would be overwritten by it (FadePacing), so shutdown
-    /// waits for this first.
-    public var nativeRampsRunUntil: Double? { journal.applied.values.compactMap(\.rampRunsUntil).max() }
-
-    /// Undoes everything the agent changed — gains back to 1.0, held streams
-    /// relinked, its `target.object` requests removed — waits until the
-    /// daemon has it, and only then forgets it in the journal (dying halfway
-    /// leaves the journal to finish the job at the next start).
-    public mutating func restoreAll(_ observation: Observation) -> [AgentEffect] {
-        let graph = observation.graph
-        let restoring = planner.restoreAll(graph: graph, applied: journal.applied, refused: observation.refusedLinks,
-                                           now: observation.now)
-        restored = identity.dryRun ? [:] : journal.applied.mapValues(\.serial)
-        // Nothing refused any more: what we link back, WirePlumber relinks.
-        var effects: [AgentEffect] = gate == .open ? [] : [.gate(.open)]
-        gate = .open
-        effects += act(restoring, graph: graph)
-        for (id, applied) in journal.applied.sorted(by: { $0.key < $1.key }) where applied.routedTo != nil {
-            let write = MetadataWrite.targetObject(of: id, serial: nil)
-            effects.append(identity.dryRun ? .log(.info, "dry-run: would remove the target.object of \(id)") : .setMetadata(write))
-        }
-        var journal = self.journal
-        let givenBack = WirePlumberMemoryRoom.giveBack(journal: &journal, graph: graph, stack: observation.stack,
-                                                       dryRun: identity.dryRun)
-        effects += givenBack.writes
-        effects.append(.flush)
-        journal.applied = [:]
-        journal.memory = .empty  // nothing is held or ducked any more
-        // Players we paused stay paused, and remembered: the next start plays
-        // them when their interruption is over (docs/PLAYERS.md).
-        effects += save(journal)
-        effects += givenBack.resets
-        effects.append(.wakeUp(at: nil))
-        let corrected = givenBack.corrected
-        effects.append(.log(.notice, "restored \(restoring.count) changes"
-            + (corrected > 0 ? " and \(corrected) \(corrected == 1 ? "volume" : "volumes") WirePlumber saved" : "")
-            + "; every stream is as it would be without pw-policy"))
-        return effects
-    }
-
-    /// After `resetStoredVolumes`: the keys whose saved volume is 1 again
-    /// are forgotten; the others stay in the journal for the next start.
-    public mutating func storedVolumesReset(_ done: Set<String>) -> [AgentEffect] {
-        var journal = self.journal
-        let warning = WirePlumberMemoryRoom.reset(done, journal: &journal)
-        return save(journal) + warning
-    }
-
     /// Whether a change of node `id`'s Props can change no decision: a
     /// stream in a fade (the planner steps a fade by the clock and reads no
     /// volume until it ends), or one reporting the gain we sent it, our own
@@ -335,25 +245,9 @@ public struct AgentCore: Sendable {
         return ReconcilePlanner.reports(volume, commanded)
     }
 
-    /// The streams `restoreAll` put back to gain 1, by node id (serial).
-    public private(set) var restored: [UInt32: UInt64?] = [:]
-
-    /// After `restoreAll`: the gain 1 again for every restored stream that
-    /// does not report it. A plain `volume` that reaches a client while a
-    /// native ramp of ours still runs there — started late by a busy client
-    /// — is overwritten by that ramp (docs/POLICY.md, "Fades"); the agent
-    /// checks before it exits, as it would on any reconcile.
-    public func restoreStragglers(in graph: Graph) -> [AgentAction] {
-        restored.sorted { $0.key < $1.key }.compactMap { id, serial in
-            guard let node = graph.nodes[id], node.serial == serial, let volume = node.volume,
-                  !ReconcilePlanner.reports(volume, 1) else { return nil }
-            return .setGain(node: id, gain: 1)
-        }
-    }
-
     // MARK: - effects
 
-    private mutating func save(_ updated: AgentJournal) -> [AgentEffect] {
+    mutating func save(_ updated: AgentJournal) -> [AgentEffect] {
         defer { journal = updated }
         guard updated.differsDurably(from: journal) else { return [] }
         return [.saveJournal(updated, sync: updated.settingsDiffer(from: journal))]
@@ -362,7 +256,7 @@ public struct AgentCore: Sendable {
     /// Graph actions, or in a dry run what they would have been. (The
     /// executor logs each action at debug level, described only when that
     /// level is on: fades send thousands a second.)
-    private func act(_ actions: [AgentAction], graph: Graph) -> [AgentEffect] {
+    func act(_ actions: [AgentAction], graph: Graph) -> [AgentEffect] {
         actions.map { action in
             identity.dryRun ? .log(.info, "dry-run: would \(ActionDescription.describe(action, in: graph))") : .graph(action)
         }
