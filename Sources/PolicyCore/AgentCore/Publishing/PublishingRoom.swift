@@ -1,5 +1,5 @@
 /// What the agent tells its connection, and what it told it last
-/// (docs/ARCHITECTURE.md, "Rooms"): the events, numbered; each stream's
+/// (docs/ARCHITECTURE.md, "Where things are"): the events, numbered; each stream's
 /// classification when it is new or changes; the statuses; the resume
 /// requests acknowledged; the entries of nodes that are gone, cleared.
 /// Only what changed is written: most reconciles change few of hundreds of
