@@ -93,8 +93,8 @@ public enum StatusRenderer {
             (index == 0 ? style.magenta("yes") + ": " : "") + cast.description + ", to "
                 + cast.consumers.map { "node \($0)" }.joined(separator: ", ")
         }
-        return casts + [presenting.silencesAlerts ? "alerts silenced (presenting.silence-alerts)"
-                                                  : "alerts play (presenting.silence-alerts = false)"]
+        return casts + [presenting.silencesAlerts ? "alerts silenced (\(SettingsSchema.key(\Settings.presentingSilencesAlerts)))"
+                                                  : "alerts play (\(SettingsSchema.key(\Settings.presentingSilencesAlerts)) = false)"]
     }
 
     /// `org.pwpolicy.AudioSession1 on the session bus; 1 session`, then one
@@ -115,8 +115,8 @@ public enum StatusRenderer {
     static func screenLockLine(_ lock: ScreenLockStatus, style: TextStyle) -> String {
         guard lock.locked else { return lock.text }
         return style.magenta(lock.text) + ": "
-            + (lock.silences ? "silences what silent mode silences (silent.while-locked)"
-                             : "silences nothing (silent.while-locked = false)")
+            + (lock.silences ? "silences what silent mode silences (\(SettingsSchema.key(\Settings.silenceWhileLocked)))"
+                             : "silences nothing (\(SettingsSchema.key(\Settings.silenceWhileLocked)) = false)")
     }
 
     /// `PipeWire 0.3.65 · WirePlumber 0.4.13 · fades: stepped (no native volume ramps before PipeWire 0.3.68)`,

@@ -164,6 +164,15 @@ enum ShippedConfigFile {
     /// docs/CONFIG.md's table of settings is the schema's, row for row:
     /// `PW_POLICY_UPDATE_DOCS=1 swift test --filter settingsTableIsTheSchemas`
     /// rewrites it.
+    /// Messages name a setting by the property it sets: each property is
+    /// set by one row, whose key they get.
+    @Test func eachSettingIsNamedByThePropertyItSets() {
+        for spec in SettingsSchema.all {
+            #expect(SettingsSchema.key(spec.field.path) == spec.key)
+        }
+        #expect(Set(SettingsSchema.all.map { "\($0.field.path)" }).count == SettingsSchema.all.count, "one row per property")
+    }
+
     @Test func settingsTableIsTheSchemas() throws {
         var url = URL(fileURLWithPath: ShippedConfigFile.path)
         url.deleteLastPathComponent()

@@ -44,6 +44,13 @@ public enum SettingsSchema {
     ]
 
     public static var keys: [String] { all.map(\.key) }
+
+    /// The key of the setting that sets `path`, as messages name it: the key
+    /// is spelled only in its row.
+    public static func key(_ path: PartialKeyPath<Settings>) -> String {
+        guard let spec = all.first(where: { $0.field.path == path }) else { preconditionFailure("no setting sets \(path)") }
+        return spec.key
+    }
     /// The keys every configuration states once fragments are merged; the
     /// others were added later, and a configuration without them keeps working.
     public static var requiredKeys: [String] { all.filter(\.isRequired).map(\.key) }
@@ -78,6 +85,18 @@ public struct SettingSpec: Sendable {
         case category(WritableKeyPath<Settings, Category> & Sendable, default: Category)
         case options(WritableKeyPath<Settings, Set<PolicyOption>> & Sendable, default: Set<PolicyOption>)
         case doNotDisturbSources(WritableKeyPath<Settings, [DoNotDisturbSource]> & Sendable, default: [DoNotDisturbSource])
+
+        /// The `Settings` property it sets.
+        var path: PartialKeyPath<Settings> {
+            switch self {
+            case .level(let path, _): path
+            case .wholeNumber(let path, _, _): path
+            case .boolean(let path, _): path
+            case .category(let path, _): path
+            case .options(let path, _): path
+            case .doNotDisturbSources(let path, _): path
+            }
+        }
 
         var typeName: String {
             switch self {

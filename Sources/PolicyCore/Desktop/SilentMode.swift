@@ -14,18 +14,6 @@ public struct SilentMode: Sendable, Equatable {
 
     public init(isOn: Bool, reason: String) { self.isOn = isOn; self.reason = reason }
 
-    public static func resolve(choice: SilentChoice, doNotDisturb: DoNotDisturb, following: Bool) -> SilentMode {
-        switch choice {
-        case .on: return SilentMode(isOn: true, reason: "set by the user")
-        case .off: return SilentMode(isOn: false, reason: "set by the user")
-        case .follow:
-            guard following else { return SilentMode(isOn: false, reason: "not following Do Not Disturb (silent.follow-do-not-disturb = false)") }
-            if doNotDisturb.isOn { return SilentMode(isOn: true, reason: "following Do Not Disturb (on in \(doNotDisturb.onIn.joined(separator: ", ")))") }
-            if doNotDisturb.isKnown { return SilentMode(isOn: false, reason: "following Do Not Disturb (off)") }
-            return SilentMode(isOn: false, reason: "following Do Not Disturb (no desktop mechanism answers)")
-        }
-    }
-
     /// What becomes of the user's choice when Do Not Disturb is read:
     /// a change of it (on ↔ off, against what was last seen) ends an
     /// explicit choice. A source that stops answering is no change: its

@@ -79,16 +79,16 @@ extension DecisionRun {
             "silenced: silent mode\(input.silentModeReason.isEmpty ? "" : ", \(input.silentModeReason)")"
                 + " (\(ClassCode.categories[effect.by].rawValue) is silenced in silent mode)"
         case .screenLocked:
-            "silenced: the screen is locked (\(input.screenLocked ?? "locked"); silent.while-locked)"
+            "silenced: the screen is locked (\(input.screenLocked ?? "locked"); \(SettingKeys.whileLocked))"
                 + " (\(ClassCode.categories[effect.by].rawValue) is silenced in silent mode)"
         case .presenting:
-            "silenced: the screen is being shared (\(silencingScreenCast?.description ?? "node \(effect.by)"); presenting.silence-alerts)"
+            "silenced: the screen is being shared (\(silencingScreenCast?.description ?? "node \(effect.by)"); \(SettingKeys.silenceAlerts))"
         case .silenced:
             "silenced while \(appName(effect.by)) is active (\(ruleReference(effect.rule)))"
         case .ducked:
             "ducked to \(InteractionNotation.formatLevel(effect.level)) by \(appName(effect.by)) (\(ruleReference(effect.rule)))"
         case .mixesAsAmbient:
-            "solo-ambient, mixing as ambient: \(appName(effect.by)) was playing when it started (solo-ambient.mix-with-playing)"
+            "solo-ambient, mixing as ambient: \(appName(effect.by)) was playing when it started (\(SettingKeys.mixWithPlaying))"
         case .standbyWait:
             "not playing; waits at gain 0: if it starts, it is held until \(appName(effect.by)) ends (\(ruleReference(effect.rule)))"
         case .standbySilenced:
@@ -125,8 +125,8 @@ extension DecisionRun {
     /// A metered stream that runs without sound ducks no one: say so.
     static func quietNote(_ audibility: Audibility?) -> String? {
         switch audibility {
-        case .notYetAudible?: "running but not heard yet: ducks no one until it carries sound (duck.while-audible)"
-        case .quiet?: "running but quiet: ducks no one once quiet for duck.quiet-hold-ms (duck.while-audible)"
+        case .notYetAudible?: "running but not heard yet: ducks no one until it carries sound (\(SettingKeys.whileAudible))"
+        case .quiet?: "running but quiet: ducks no one once quiet for \(SettingKeys.quietHold) (\(SettingKeys.whileAudible))"
         case .audible?, .unmeasured?, nil: nil
         }
     }
@@ -164,4 +164,14 @@ struct EffectLine: Hashable {
 struct EffectSignature: Hashable {
     var effects: [EffectLine]
     var more: Int
+}
+
+/// The settings explanations name, looked up once: explanations are written
+/// for every stream at every decision.
+private enum SettingKeys {
+    static let whileLocked = SettingsSchema.key(\Settings.silenceWhileLocked)
+    static let silenceAlerts = SettingsSchema.key(\Settings.presentingSilencesAlerts)
+    static let mixWithPlaying = SettingsSchema.key(\Settings.soloAmbientMixesWithPlaying)
+    static let whileAudible = SettingsSchema.key(\Settings.duckWhileAudible)
+    static let quietHold = SettingsSchema.key(\Settings.duckQuietHoldMs)
 }

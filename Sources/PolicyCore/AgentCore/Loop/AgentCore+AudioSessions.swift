@@ -74,7 +74,7 @@ extension AgentCore {
     /// The session that governs each stream (AudioSessionClaims).
     mutating func claimAudioSessionStreams(_ observation: Observation) -> [UInt32: UInt32] {
         audioSessionsUnavailable = config.config.settings.audioSessionService
-            ? observation.audioSessionsUnavailable : "off (audio-sessions.service = false)"
+            ? observation.audioSessionsUnavailable : "off (\(SettingsSchema.key(\Settings.audioSessionService)) = false)"
         return AudioSessionClaims.claim(audioSessions, graph: observation.graph, ancestry: observation.audioSessionAncestry)
     }
 

@@ -23,7 +23,7 @@ struct MediaKeysRoom: Sendable {
                          matches: [UInt32: PlayerMatch], sessions: [UInt32: SessionKey], graph: Graph,
                          decision: PolicyDecision, paused: PlayerPauses.Plan) -> MediaPlayer?? {
         names = decision.names
-        unavailable = enabled ? why : "off (players.media-keys = false)"
+        unavailable = enabled ? why : "off (\(SettingsSchema.key(\Settings.mediaKeys)) = false)"
         let next: MediaPlayer?
         if let watched {
             players = watched

@@ -80,8 +80,8 @@ struct SilentSwitchRoom: Sendable {
         let text: String
         if lock.isLocked {
             text = "screen \(lock.summary): "
-                + (silences ? "what silent mode silences is silenced (silent.while-locked)"
-                            : "nothing silenced (silent.while-locked = false)")
+                + (silences ? "what silent mode silences is silenced (\(SettingsSchema.key(\Settings.silenceWhileLocked)))"
+                            : "nothing silenced (\(SettingsSchema.key(\Settings.silenceWhileLocked)) = false)")
         } else {
             text = "screen \(lock.summary)" + (silences ? ": what the lock silenced sounds again" : "")
         }
@@ -99,8 +99,28 @@ struct SilentSwitchRoom: Sendable {
                 "\(cast.description) to " + cast.consumers.map { "node \($0)" }.joined(separator: ", ")
             }.joined(separator: "; ")
             text = "presenting: the screen is shared (\(shared)); "
-                + (silencesAlerts ? "alerts silenced" : "alerts play (presenting.silence-alerts = false)")
+                + (silencesAlerts ? "alerts silenced" : "alerts play (\(SettingsSchema.key(\Settings.presentingSilencesAlerts)) = false)")
         }
         return EventRecord(seq: 0, type: .presenting, text: text)
+    }
+}
+
+extension SilentMode {
+    /// Whether silent mode is on, and why, from the user's choice and what
+    /// the desktop's Do Not Disturb says.
+    public static func resolve(choice: SilentChoice, doNotDisturb: DoNotDisturb, following: Bool) -> SilentMode {
+        switch choice {
+        case .on: return SilentMode(isOn: true, reason: "set by the user")
+        case .off: return SilentMode(isOn: false, reason: "set by the user")
+        case .follow:
+            guard following else {
+                return SilentMode(isOn: false, reason: "not following Do Not Disturb (\(SettingsSchema.key(\Settings.followDoNotDisturb)) = false)")
+            }
+            if doNotDisturb.isOn {
+                return SilentMode(isOn: true, reason: "following Do Not Disturb (on in \(doNotDisturb.onIn.joined(separator: ", ")))")
+            }
+            if doNotDisturb.isKnown { return SilentMode(isOn: false, reason: "following Do Not Disturb (off)") }
+            return SilentMode(isOn: false, reason: "following Do Not Disturb (no desktop mechanism answers)")
+        }
     }
 }
