@@ -1,5 +1,6 @@
 /// What the agent's control loop asks its adapters to do, as data: the
-/// output of `AgentCore`, executed in order by the PipeWire adapter. The
+/// output of `AgentCore`, run in order by the agent's executor
+/// (`EffectExecutor`, through the PipeWire and session-bus adapters). The
 /// order is part of the contract (docs/ARCHITECTURE.md, "The control loop"):
 /// the journal is saved before the graph actions it records, a stream's
 /// status is published before its resume request is acknowledged.

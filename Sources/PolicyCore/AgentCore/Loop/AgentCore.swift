@@ -3,8 +3,9 @@
 /// agent remembers, most of it in rooms of its own — what the connection was
 /// told (PublishingRoom), the media keys (MediaKeysRoom), the silent switch
 /// (SilentSwitchRoom), WirePlumber's memory (WirePlumberMemoryRoom), the
-/// journal — and does no I/O: the PipeWire adapter observes the graph,
-/// calls one of these methods, and executes the effects in order. The
+/// journal — and does no I/O: the agent process (PolicyAgent) observes
+/// through its adapters, calls one of these methods, and its executor runs
+/// the effects in order (`EffectExecutor`). The
 /// config's reload and the shutdown are in the files named for them.
 public struct AgentCore: Sendable {
     public let identity: Identity
