@@ -5,8 +5,8 @@
 /// (SilentSwitchRoom), WirePlumber's memory (WirePlumberMemoryRoom), the
 /// journal — and does no I/O: the agent process (PolicyAgent) observes
 /// through its adapters, calls one of these methods, and its executor runs
-/// the effects in order (`EffectExecutor`). The
-/// config's reload and the shutdown are in the files named for them.
+/// the effects in order (`EffectExecutor`). The config's reload and the
+/// shutdown are in the files named for them.
 public struct AgentCore: Sendable {
     public let identity: Identity
     public internal(set) var journal: AgentJournal
