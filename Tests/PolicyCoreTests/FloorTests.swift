@@ -22,6 +22,8 @@ struct FloorTests {
         // The control loop's rooms, then the loop.
         ["AgentCore/MediaKeys", "AgentCore/SilentSwitch"],
         ["AgentCore"],
+        // The control loop run on a graph in memory (a pw-dump's, a test's).
+        ["Simulation"],
     ]
 
     static let core = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
