@@ -13,7 +13,7 @@ struct FloorTests {
     /// "." is the files at PolicyCore's top (its import of that module).
     static let order: [[String]] = [
         [".", "Text", "JSON", "Desktop"],
-        ["Config", "Stack"],
+        ["Config", "Stack", "PipeWireDump"],
         ["Classification/AppKnowledge"],
         ["Classification"],
         ["Engine"],

@@ -48,6 +48,10 @@ public struct InMemoryDaemon: Sendable {
     public var told: [AudioSessionNews.Message] = []
     /// The process tree the audio sessions' claims walk.
     public var ancestry: [Int32: Int32] = [:]
+    /// Why the media-key proxy and the audio-session service are not on
+    /// the session bus (nil: they are, or are turned off).
+    public var mediaKeysUnavailable: String?
+    public var audioSessionsUnavailable: String?
 
     /// `nextLinkID`: the id of the first link the daemon creates; above
     /// every id of `graph`.
@@ -58,8 +62,9 @@ public struct InMemoryDaemon: Sendable {
     public var observation: AgentCore.Observation {
         var observation = AgentCore.Observation(graph: graph, now: now, stack: stack,
                               players: players.map { .watched($0, ancestry: [:]) } ?? .unwatched("no session bus"),
-                              meters: meters, doNotDisturb: doNotDisturb)
+                              meters: meters, doNotDisturb: doNotDisturb, mediaKeysUnavailable: mediaKeysUnavailable)
         observation.screenLock = screenLock
+        observation.audioSessionsUnavailable = audioSessionsUnavailable
         observation.audioSessionAncestry = ancestry
         return observation
     }
@@ -80,13 +85,14 @@ public struct InMemoryDaemon: Sendable {
         return meters == before ? effects : effects + apply(core.reconcile(observation))
     }
 
-    /// Reconciles at each wake-up until none is asked for (a fade's end);
-    /// false when one was still asked for after `maxSteps`.
+    /// Reconciles at each wake-up until none is asked for (a fade's end)
+    /// up to `horizon`; false when one was still asked for.
     @discardableResult
-    public mutating func settle(maxSteps: Int = 200) -> Bool {
+    public mutating func settle(maxSteps: Int = 200, until horizon: Double = .infinity) -> Bool {
         reconcile()
         for _ in 0..<maxSteps {
             guard case .some(.some(let time)) = wakeUp else { return true }
+            guard time <= horizon else { return false }
             now = max(time, now + 0.001)
             reconcile()
         }

@@ -1,0 +1,60 @@
+import PolicyCore
+
+/// What `status` and `explain` print of a graph that holds the agent's
+/// metadata: the agent's own graph for those commands, the simulated one
+/// for `simulate`.
+public enum PolicyReport {
+    public static func status(_ view: StatusView, json: Bool, style: TextStyle) -> String {
+        json ? StatusRenderer.json(view) + "\n" : StatusRenderer.text(view, style: style)
+    }
+
+    /// The stream `query` names, explained; fails as `explain` does on a
+    /// name that matches none or several.
+    public static func explain(_ query: String, graph: Graph, json: Bool, style: TextStyle) throws(CLIFailure) -> String {
+        let snapshot = AgentSnapshot(metadata: graph.metadata(named: AgentProtocol.metadataName))
+        let target = try StreamResolver.resolve(query, among: StreamCandidate.all(in: graph, snapshot: snapshot), graph: graph)
+        return json ? ExplainRenderer.json(target) + "\n" : ExplainRenderer.text(target, snapshot: snapshot, style: style)
+    }
+}
+
+/// `pw-policy simulate`: a pw-dump read, the agent run on it in memory
+/// (`Simulation`), and what `status` or `explain` would then print.
+public struct SimulationReport {
+    public var output: String
+    /// The dump's objects skipped or read in part.
+    public var warnings: [String]
+
+    /// `name`: the dump as the user gave it. `explain`: the stream to
+    /// explain instead of the status.
+    public init(dump bytes: [UInt8], name: String, config: LoadedConfig, identity: AgentCore.Identity,
+                wirePlumberVersion: String? = nil, explain: String? = nil, json: Bool,
+                style: TextStyle = .plain) throws(CLIFailure) {
+        let dump: PipeWireDump
+        do {
+            dump = try PipeWireDump.parse(bytes)
+        } catch {
+            throw CLIFailure(.dataError, "\(name): \(error)")
+        }
+        let simulation: Simulation
+        do {
+            simulation = try Simulation(dump: dump, config: config, identity: identity, wirePlumberVersion: wirePlumberVersion)
+        } catch {
+            throw CLIFailure(.config, "\(error)")
+        }
+        let graph = simulation.daemon.graph
+        var output = json ? "" : Self.header(name: name, assumptions: simulation.assumptions, style: style)
+        if let explain {
+            output += try PolicyReport.explain(explain, graph: graph, json: json, style: style)
+        } else {
+            let view = StatusView(remote: "simulated: \(name)", graph: graph, graphOutputs: StatusPublisher.outputs(graph: graph))
+            output += PolicyReport.status(view, json: json, style: style)
+        }
+        self.output = output
+        warnings = dump.warnings
+    }
+
+    static func header(name: String, assumptions: [String], style: TextStyle) -> String {
+        style.bold("Simulated") + " on \(name), without PipeWire: the agent's first \(Int(Simulation.horizon)) s on this graph.\n"
+            + "Assumed:\n" + assumptions.map { "    - \($0)\n" }.joined() + "\n"
+    }
+}
