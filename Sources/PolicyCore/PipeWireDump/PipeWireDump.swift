@@ -61,9 +61,13 @@ public struct PipeWireDump: Sendable, Equatable {
                 return
             }
             let direction = props["port.direction"].map { $0 == "in" } ?? (info["direction"]?.string == "input")
+            // The mirror binds no port: it has the registry's properties,
+            // which are the info's without the object's own id.
+            var registryProps = props
+            registryProps["object.id"] = nil
             graph.ports[id] = Graph.Port(id: id, nodeID: node, direction: direction ? .input : .output,
                                          channel: props["audio.channel"], isMonitor: props["port.monitor"] == "true",
-                                         props: props)
+                                         props: registryProps)
         case "PipeWire:Interface:Link":
             func end(_ infoKey: String, _ propsKey: String) -> UInt32? {
                 info[infoKey].flatMap(Self.uint32) ?? props[propsKey].flatMap { UInt32($0) }
