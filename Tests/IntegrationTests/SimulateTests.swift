@@ -87,6 +87,12 @@ struct SimulateTests {
         #expect(simulated.status == 0, "stderr: \(simulated.stderr)")
         try Self.expectSame(agent: agent.stdout, simulated: simulated.stdout, "agent running")
 
+        // The same from standard input.
+        let piped = try Command.run(["sh", "-c", "exec \"$0\" simulate - --json < \"$1\"", CLI.binary, dump],
+                                    environment: scene.sandbox.environment.merging(CLI.quietEnvironment) { $1 }, timeout: 15)
+        #expect(piped.status == 0, "stderr: \(piped.stderr)")
+        #expect(try Self.decisions(piped.stdout) == Self.decisions(simulated.stdout))
+
         let music = try #require(scene.stream("music")?.id)
         let text = try Self.simulate(scene, dump, ["--explain", "\(music)"])
         #expect(text.status == 0, "stderr: \(text.stderr)\nstdout: \(text.stdout)")
@@ -131,6 +137,22 @@ struct SimulateTests {
         try Self.expectSame(agent: agent.stdout, simulated: simulated.stdout, "agent started after")
     }
 
+    /// What is not a dump, or not there, is told in one line with its exit status.
+    @Test func whatIsNotADumpIsRefused() throws {
+        let missing = try CLI.run(["simulate", "/nonexistent/graph.json"])
+        #expect(missing.status == 66 && missing.stdout.isEmpty, "\(missing.status) \(missing.stdout)")
+        #expect(missing.stderr == "pw-policy: cannot read /nonexistent/graph.json: No such file or directory\n", "\(missing.stderr)")
+        let file = NSTemporaryDirectory() + "pw-policy-simulate-\(getpid()).json"
+        defer { unlink(file) }
+        try "{\"id\": 0}".write(toFile: file, atomically: true, encoding: .utf8)
+        let object = try CLI.run(["simulate", file])
+        #expect(object.status == 65, "\(object.status)")
+        #expect(object.stderr == "pw-policy: \(file): not a pw-dump: pw-dump prints a JSON array of objects, this is an object\n",
+                "\(object.stderr)")
+        let config = try CLI.run(["simulate", file, "--config", "/nonexistent/pw-policy.conf"])
+        #expect(config.status == 78, "\(config.status): \(config.stderr)")
+    }
+
     /// The dump read as the agent's mirror reads the daemon: the same
     /// streams and sinks with the same properties, the same links.
     @Test func theDumpReadsAsTheMirrorSeesTheGraph() throws {
@@ -162,6 +184,14 @@ struct SimulateTests {
                 .map { [$0.id, $0.outputNode, $0.outputPort, $0.inputNode, $0.inputPort] }.sorted { $0.lexicographicallyPrecedes($1) }
         }
         #expect(links(graph) == links(mirrored))
-        #expect(graph.metadata(named: "default")?.entries == mirrored.metadata(named: "default")?.entries)
+        // pw-dump writes a JSON value as JSON: the same value, maybe not the same spacing.
+        let entries = { (graph: Graph) in
+            (graph.metadata(named: "default")?.entries.values.flatMap(\.values) ?? []).map { entry in
+                "\(entry.subject) \(entry.key) \(entry.type ?? "nil") "
+                    + ((try? JSONParser.parse(Array(entry.value.utf8)))?.text() ?? entry.value)
+            }.sorted()
+        }
+        #expect(entries(graph) == entries(mirrored))
+        #expect(!entries(graph).isEmpty)
     }
 }
