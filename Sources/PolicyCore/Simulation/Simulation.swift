@@ -52,8 +52,10 @@ public struct Simulation: Sendable {
             "no session bus: no MPRIS player is paused or played, Do Not Disturb and the screen lock are unknown",
             "the meters hear every running stream",
             "nothing is known of the apps beyond the dump (no /proc, no desktop entries)",
-            published == nil ? "the agent was not running when the dump was taken"
-                : "the agent's settings in the dump (silent mode, overrides) kept; what it published replaced",
+            published != nil ? "the agent's settings in the dump (silent mode, overrides) kept; what it published replaced"
+                : Self.agentRan(in: graph) ? "the agent ran, but the dump holds no '\(AgentProtocol.metadataName)' metadata "
+                    + "(pw-dump of PipeWire 1.6 at times leaves it out: take the dump again): its settings are not known"
+                : "the agent was not running when the dump was taken",
         ]
         if stack.wirePlumber == nil {
             assumptions.append("no WirePlumber in the dump")
@@ -63,6 +65,11 @@ public struct Simulation: Sendable {
         if !settled {
             assumptions.append("\(Int(Self.horizon)) s of the agent's life simulated; it had more to do after")
         }
+    }
+
+    /// The agent connects as `pw-policy` (the CLI as `pw-policy-cli`).
+    static func agentRan(in graph: Graph) -> Bool {
+        graph.clients.values.contains { $0.props["application.name"] == "pw-policy" }
     }
 
     /// An id above every object's in `graph`, for the objects the
