@@ -20,11 +20,9 @@ struct ExplainCommand: ParsableCommand {
     func run() throws {
         try reportingFailures {
             let session = try PipeWireSession.open(remote: remote.remote)
-            let snapshot = session.snapshot
-            let target = try StreamResolver.resolve(argument.stream, among: session.streams, graph: session.graph)
-            print(display.json ? ExplainRenderer.json(target) : ExplainRenderer.text(target, snapshot: snapshot, style: display.style),
-                  terminator: display.json ? "\n" : "")
-            if !snapshot.isRunning { throw CLIFailure.agentNotRunning(remote: session.remote) }
+            print(try PolicyReport.explain(argument.stream, graph: session.graph, json: display.json, style: display.style),
+                  terminator: "")
+            if !session.snapshot.isRunning { throw CLIFailure.agentNotRunning(remote: session.remote) }
         }
     }
 }

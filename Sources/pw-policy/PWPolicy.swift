@@ -16,14 +16,14 @@ struct PWPolicy: ParsableCommand {
 
         Start with 'pw-policy status' to see what it does to your audio now, and \
         'pw-policy explain NAME' to see why. Exit status: 0 ok, 1 not found, 64 usage, \
-        69 PipeWire or the agent unavailable, 70 internal error, 77 not permitted, \
+        65 not a pw-dump, 66 unreadable input, 69 PipeWire or the agent unavailable, 70 internal error, 77 not permitted, \
         78 configuration error.
         """,
         version: VersionCommand.text,
         subcommands: [
             StatusCommand.self, ExplainCommand.self, SetCommand.self, UnsetCommand.self,
             SilentCommand.self, ResumeCommand.self, MonitorCommand.self, CheckConfigCommand.self,
-            LaunchCommand.self, RunCommand.self, RestoreCommand.self, DumpCommand.self, VersionCommand.self,
+            LaunchCommand.self, SimulateCommand.self, RunCommand.self, RestoreCommand.self, DumpCommand.self, VersionCommand.self,
         ]
     )
 }

@@ -27,8 +27,7 @@ struct StatusCommand: ParsableCommand {
             let session = try PipeWireSession.open(remote: remote.remote)
             let view = StatusView(remote: session.remote, graph: session.graph, graphOutputs: session.graphOutputs,
                                   graphStack: session.graphStack)
-            print(display.json ? StatusRenderer.json(view) : StatusRenderer.text(view, style: display.style),
-                  terminator: display.json ? "\n" : "")
+            print(PolicyReport.status(view, json: display.json, style: display.style), terminator: "")
             if !view.snapshot.isRunning { throw CLIFailure.agentNotRunning(remote: session.remote) }
         }
     }

@@ -45,7 +45,7 @@ enum CLI {
 
 @Suite struct CLIHelpTests {
     static let snapshotDirectory = Sandbox.repositoryRoot + "/Tests/Snapshots/cli-help"
-    static let commands = ["", "status", "explain", "set", "unset", "silent", "resume", "monitor", "check-config", "launch"]
+    static let commands = ["", "status", "explain", "set", "unset", "silent", "resume", "monitor", "check-config", "launch", "simulate"]
 
     /// `PW_POLICY_UPDATE_SNAPSHOTS=1 scripts/test --filter CLIHelpTests` rewrites them.
     @Test(arguments: commands)

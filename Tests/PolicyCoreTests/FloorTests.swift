@@ -13,7 +13,7 @@ struct FloorTests {
     /// "." is the files at PolicyCore's top (its import of that module).
     static let order: [[String]] = [
         [".", "Text", "JSON", "Desktop"],
-        ["Config", "Stack"],
+        ["Config", "Stack", "PipeWireDump"],
         ["Classification/AppKnowledge"],
         ["Classification"],
         ["Engine"],
@@ -26,6 +26,8 @@ struct FloorTests {
         ["AgentCore/Effects"],
         ["AgentCore/Publishing", "AgentCore/WirePlumberMemory"],
         ["AgentCore/Loop"],
+        // The control loop run on a graph in memory (a pw-dump's, a test's).
+        ["Simulation"],
     ]
 
     static let core = URL(fileURLWithPath: #filePath).deletingLastPathComponent()

@@ -71,41 +71,10 @@ extension Graph {
         links = links.filter { $0.value.outputNode != id && $0.value.inputNode != id }
     }
 
-    /// What the daemon (and WirePlumber) would do with a graph action;
-    /// `target.object` requests are the caller's (they need the metadata).
-    public mutating func apply(_ action: AgentAction, nextLinkID: inout UInt32) {
-        switch action {
-        case .setGain(let node, let gain), .rampGain(let node, let gain, _), .prime(let node, let gain):
-            nodes[node]?.volume = Float(gain)
-        case .destroyLink(let id): links[id] = nil
-        case .link(let output, let input):
-            addLinks(from: output, to: input, nextID: &nextLinkID)
-        case .suspend(let node): nodes[node]?.state = .suspended
-        case .setTarget: break
-        }
-    }
-
     /// A link from `output`'s first output port to `input`'s first input port.
     public mutating func addLink(_ id: UInt32, from output: UInt32, to input: UInt32) {
         links[id] = Graph.Link(id: id, outputNode: output, outputPort: Self.portID(of: output, channel: 0, .output),
                                inputNode: input, inputPort: Self.portID(of: input, channel: 0, .input), state: .active)
-    }
-
-    /// Links paired as WirePlumber pairs ports (`Graph.portPairs`, the
-    /// agent's own rule), numbered from `nextID`.
-    public mutating func addLinks(from output: UInt32, to input: UInt32, nextID: inout UInt32) {
-        let pairs = portPairs(output: output, input: input)
-        guard !pairs.isEmpty else {
-            // Nodes built without ports: one link between where they would be.
-            addLink(nextID, from: output, to: input)
-            nextID += 1
-            return
-        }
-        for pair in pairs {
-            links[nextID] = Graph.Link(id: nextID, outputNode: output, outputPort: pair.output, inputNode: input,
-                                       inputPort: pair.input, state: .active)
-            nextID += 1
-        }
     }
 
     /// `default.audio.sink` (and source) as WirePlumber writes them: JSON `{"name":"…"}`.

@@ -9,14 +9,17 @@ struct ReconcileScene {
     static let firstStream: UInt32 = 1000
     static let ducker: UInt32 = 900
     static let stereo = ["FL", "FR"]
-    var graph = Graph()
-    var core: AgentCore
-    var now = 100.0
+    /// The daemon the agent's effects are applied to (the tests' too): a
+    /// ramp lands on its target at once there, as the bench times the
+    /// agent, not the fade.
+    var daemon: InMemoryDaemon
+    /// WirePlumber's links, numbered apart from the agent's.
     private var nextLink: UInt32 = 100_000
 
     init(streams count: Int, config: LoadedConfig) {
-        core = try! AgentCore(identity: .init(pid: 1, version: "bench", startedAt: "2026-01-01T00:00:00Z", dryRun: false),
-                              config: config, journal: AgentJournal())
+        let core = try! AgentCore(identity: .init(pid: 1, version: "bench", startedAt: "2026-01-01T00:00:00Z", dryRun: false),
+                                  config: config, journal: AgentJournal())
+        var graph = Graph()
         graph.core = Graph.Core(version: "1.4.2")
         graph.metadata[1] = Graph.Metadata(id: 1, name: "default")
         graph.metadata[2] = Graph.Metadata(id: 2, name: AgentProtocol.metadataName)
@@ -25,14 +28,16 @@ struct ReconcileScene {
             graph.addSink(id, name: "bench-\(sink)", props: ["object.serial": "\(id)", "factory.name": "support.null-audio-sink"],
                           state: .running, channels: Self.stereo)
         }
+        daemon = InMemoryDaemon(core: core, graph: graph, stack: PipeWireStack(pipewire: "1.4.2", wirePlumber: nil),
+                                nextLinkID: 500_000)
         for index in 0..<count { addStream(index: index, extra: [:]) }
     }
 
     private mutating func addStream(index: Int, extra: [String: String]) {
         let id = index < 0 ? Self.ducker : Self.firstStream + UInt32(index)
         let client = 500 + UInt32(max(index, 0) / 32)
-        if graph.clients[client] == nil {
-            graph.clients[client] = Graph.Client(id: client, props: ["application.name": "pw-policy-load", "core.version": "1.4.2",
+        if daemon.graph.clients[client] == nil {
+            daemon.graph.clients[client] = Graph.Client(id: client, props: ["application.name": "pw-policy-load", "core.version": "1.4.2",
                                                                      "pipewire.sec.pid": "4242", "client.api": "native"])
         }
         let name = index < 0 ? "ducker" : "bg-\(index)"
@@ -45,49 +50,38 @@ struct ReconcileScene {
                      "audio.channels": "2", "audio.rate": "48000", "node.rate": "1/48000", "node.latency": "1024/48000",
                      "target.object": "bench-\(max(index, 0) / 100)", "object.register": "false"]
         props.merge(extra) { _, new in new }
-        graph.addStream(id, serial: UInt64(id + 10_000), props: props, channels: Self.stereo)
-        graph.addLinks(from: id, to: 10 + UInt32(max(index, 0) / 100), nextID: &nextLink)
+        daemon.graph.addStream(id, serial: UInt64(id + 10_000), props: props, channels: Self.stereo)
+        daemon.graph.addLinks(from: id, to: 10 + UInt32(max(index, 0) / 100), nextID: &nextLink)
     }
 
-    /// The ducker's meter hears it: the policy ducks while a `duck-others`
-    /// stream is audible (docs/POLICY.md, "Ducking while audible"), and
-    /// without a reading nothing would be ducked.
-    var observation: AgentCore.Observation {
-        AgentCore.Observation(graph: graph, now: now, stack: PipeWireStack(pipewire: "1.4.2", wirePlumber: nil),
-                              meters: AgentCore.Meters(readings: graph.nodes[Self.ducker] == nil ? [:] : [Self.ducker: .audible]))
-    }
-
-    /// What the daemon would report once it applied the gains (a ramp lands
-    /// on its target at once here: the bench times the agent, not the fade).
-    /// Returns how many graph actions there were.
+    /// Applies the effects (`.publish` included, when there) and returns
+    /// how many graph actions there were.
     @discardableResult
     mutating func apply(_ effects: [AgentEffect]) -> Int {
-        var actions = 0
-        for case .graph(let action) in effects {
-            actions += 1
-            graph.apply(action, nextLinkID: &nextLink)
-        }
-        return actions
+        daemon.apply(effects)
+        return effects.count { if case .graph = $0 { true } else { false } }
     }
 
     /// Reconciles until nothing is left to do, letting time pass for the
     /// confirmations and debounces.
     mutating func settle() {
         for _ in 0..<50 {
-            now += 0.5
-            let actions = apply(core.reconcile(observation))
-            _ = core.publish()
-            if actions == 0 { return }
+            daemon.now += 0.5
+            if apply(daemon.core.reconcile(daemon.observation)) == 0 { return }
         }
     }
 
+    /// The ducker's meter hears it from the start, as a meter the pool
+    /// kept ready would: the policy ducks while a `duck-others` stream is
+    /// audible (docs/POLICY.md, "Ducking while audible").
     mutating func startDucker() {
         addStream(index: -1, extra: ["policy.category": "playback", "policy.options": "[duck-others]",
                                      "application.name": "bench-ducker"])
+        daemon.metered[Self.ducker] = daemon.graph.nodes[Self.ducker]?.serial
     }
 
     mutating func stopDucker() {
-        graph.removeNode(Self.ducker)
+        daemon.graph.removeNode(Self.ducker)
     }
 }
 
@@ -98,28 +92,32 @@ struct ReconcileScene {
 func reconcileMilliseconds(streams count: Int, rounds: Int = 5)
     -> (react: Double, journal: Double, publish: Double, confirm: Double, gains: Int) {
     var scene = ReconcileScene(streams: count, config: shippedLoadedConfig)
-    _ = scene.core.connected(scene.observation)
+    scene.daemon.connect()
     scene.settle()
     let clock = ContinuousClock()
     var best = (react: Double.infinity, journal: Double.infinity, publish: Double.infinity, confirm: Double.infinity, gains: 0)
     for _ in 0..<rounds {
         scene.startDucker()
-        scene.now += 0.01
+        scene.daemon.now += 0.01
+        var observation = scene.daemon.observation
         var start = clock.now
-        let effects = scene.core.reconcile(scene.observation)
+        let effects = scene.daemon.core.reconcile(observation)
         best.react = min(best.react, milliseconds(clock.now - start))
         start = clock.now
         for case .saveJournal(let journal, _) in effects { _ = try? journal.encoded() }
         best.journal = min(best.journal, milliseconds(clock.now - start))
-        best.gains = scene.apply(effects)
+        best.gains = scene.apply(effects.filter { $0 != .publish })
         start = clock.now
-        _ = scene.core.publish()
+        let published = scene.daemon.core.publish()
         best.publish = min(best.publish, milliseconds(clock.now - start))
-        scene.now += 0.01
+        scene.apply(published)
+        scene.daemon.now += 0.01
+        observation = scene.daemon.observation
         start = clock.now
-        _ = scene.core.reconcile(scene.observation)
-        _ = scene.core.publish()
+        let confirmed = scene.daemon.core.reconcile(observation).filter { $0 != .publish }
+        let republished = scene.daemon.core.publish()
         best.confirm = min(best.confirm, milliseconds(clock.now - start))
+        scene.apply(confirmed + republished)
         scene.settle()
         scene.stopDucker()
         scene.settle()

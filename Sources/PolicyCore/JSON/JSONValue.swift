@@ -100,3 +100,11 @@ public indirect enum JSONValue: Equatable, Sendable {
         output.append(UInt8(ascii: "\""))
     }
 }
+
+extension JSONValue {
+    // What a reader of a document it did not write (a pw-dump) asks of a value.
+    var members: [String: JSONValue]? { if case .object(let members) = self { members } else { nil } }
+    var elements: [JSONValue]? { if case .array(let elements) = self { elements } else { nil } }
+    var string: String? { if case .string(let text) = self { text } else { nil } }
+    var bool: Bool? { if case .bool(let flag) = self { flag } else { nil } }
+}

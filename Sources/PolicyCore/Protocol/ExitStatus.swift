@@ -6,6 +6,10 @@ public enum ExitStatus: Int32, Sendable, Equatable {
     case notFound = 1
     /// The command line is wrong (EX_USAGE).
     case usage = 64
+    /// The input is not what it should be: a dump that is not pw-dump's JSON (EX_DATAERR).
+    case dataError = 65
+    /// An input file cannot be read (EX_NOINPUT).
+    case noInput = 66
     /// PipeWire or the agent cannot be reached (EX_UNAVAILABLE).
     case unavailable = 69
     /// A bug or an unexpected answer (EX_SOFTWARE).

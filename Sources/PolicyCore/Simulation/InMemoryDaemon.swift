@@ -1,136 +1,111 @@
-import Foundation
-@testable import PolicyCore
-import PolicyTestSupport
-
-/// An in-memory stand-in for PipeWire, WirePlumber and the journal's file,
-/// driven by the tests (as SwiftNIO's `EmbeddedChannel` stands in for a
-/// socket): it runs `AgentCore` on its graph and applies the effects the
-/// way the PipeWire adapter and the daemon would.
-struct InMemoryDaemon {
-    var core: AgentCore
-    var graph = Graph()
-    var now = 100.0
+/// An in-memory stand-in for PipeWire, WirePlumber and the journal's file
+/// (as SwiftNIO's `EmbeddedChannel` stands in for a socket): it runs
+/// `AgentCore` on its graph and applies the effects the way the PipeWire
+/// adapter and the daemon would. The one interpreter of `AgentEffect`s
+/// besides the agent's own executor: the unit tests drive it, the engine
+/// bench times the core through it, and `pw-policy simulate` runs the core
+/// on a pw-dump with it (docs/ARCHITECTURE.md, "The control loop").
+public struct InMemoryDaemon: Sendable {
+    public var core: AgentCore
+    public var graph: Graph
+    public var now = 100.0
     /// Every journal the core asked to save, in order, with its sync flag.
-    var saved: [(journal: AgentJournal, sync: Bool)] = []
-    var logs: [(level: LogLevel, text: String)] = []
+    public var saved: [(journal: AgentJournal, sync: Bool)] = []
+    public var logs: [(level: LogLevel, text: String)] = []
     /// The media players on the session bus (nil: no session bus), and
     /// every call the core made to them.
-    var players: PlayerSet?
-    var playerCommands: [PlayerCommand] = []
+    public var players: PlayerSet?
+    public var playerCommands: [PlayerCommand] = []
     /// The last `.mediaKeysTarget` (outer nil: none was emitted).
-    var mediaKeysTarget: MediaPlayer??
+    public var mediaKeysTarget: MediaPlayer??
     /// The last wake-up asked for.
-    var wakeUp: Double??
+    public var wakeUp: Double??
     /// The streams the core asked to meter. Their meters read a running
     /// stream as audible, as they would a stream that plays sound, unless
-    /// a test says what they measure (`measured`).
-    var metered: [UInt32: UInt64] = [:]
+    /// `measured` says what they measure.
+    public var metered: [UInt32: UInt64] = [:]
     /// What the adapter would refuse (`AgentEffect.gate`).
-    var gate = StartGate.open
-    var measured: [UInt32: Audibility] = [:]
-    var meters: AgentCore.Meters {
+    public var gate = StartGate.open
+    public var measured: [UInt32: Audibility] = [:]
+    public var meters: AgentCore.Meters {
         AgentCore.Meters(readings: Dictionary(uniqueKeysWithValues: metered.keys.map { id in
             (id, measured[id] ?? (graph.nodes[id]?.state == .running ? .audible : .notYetAudible))
         }))
     }
-    private var nextLinkID: UInt32 = 700
+    private var nextLinkID: UInt32
     /// The stack the core is told it runs beside.
-    var stack = PipeWireStack(pipewire: "0.3.65", wirePlumber: .init(client: 98, version: "0.4.13"))
+    public var stack: PipeWireStack
     /// WirePlumber's saved `volume` by stream-state key, as its
     /// restore-stream (0.4) or state-stream (0.5) keeps it: saved whenever a
     /// stream's Props change, given to each new stream of the key, replaced
     /// by `route-settings` entries it reads (0.4: every key; 0.5: the event
     /// sounds' key only) and by a stand-in stream (`resetStoredVolumes`).
-    var wirePlumberSaved: [String: Float] = [:]
+    public var wirePlumberSaved: [String: Float] = [:]
     /// What the desktop's Do Not Disturb mechanisms say.
-    var doNotDisturb = DoNotDisturb.unknown
-    var screenLock = ScreenLock.unknown
+    public var doNotDisturb = DoNotDisturb.unknown
+    public var screenLock = ScreenLock.unknown
     /// What the audio sessions were told, in order.
-    var told: [AudioSessionNews.Message] = []
+    public var told: [AudioSessionNews.Message] = []
     /// The process tree the audio sessions' claims walk.
-    var ancestry: [Int32: Int32] = [:]
-    static let routeSettingsID: UInt32 = 902
+    public var ancestry: [Int32: Int32] = [:]
+    /// Why the media-key proxy and the audio-session service are not on
+    /// the session bus (nil: they are, or are turned off).
+    public var mediaKeysUnavailable: String?
+    public var audioSessionsUnavailable: String?
 
-    /// The shipped defaults; speakers (1, default), headphones (2), a mic (3);
-    /// the agent's metadata exported (empty) and WirePlumber's `default`.
-    init(dryRun: Bool = false, journal: AgentJournal = AgentJournal(), resumeOnReturn: Bool = false,
-         config: PolicyConfig = DefaultPolicyConfig.config) throws {
-        var policy = config
-        policy.settings.resumeOnReturn = resumeOnReturn
-        let config = LoadedConfig(config: policy, files: ["/etc/pw-policy/pw-policy.conf"],
-                                  merged: SPAJSON(.object([]), at: SourcePosition(file: "test", line: 1, column: 1)))
-        core = try AgentCore(identity: .init(pid: 42, version: "test", startedAt: "2026-11-22T00:00:00Z", dryRun: dryRun),
-                             config: config, journal: journal)
-        graph.addSink(1, name: "speakers")
-        graph.addSink(2, name: "headphones", props: ["device.form-factor": "headphones"])
-        graph.addSource(3, name: "mic")
-        graph.setDefaults(sink: "speakers", source: "mic")
-        graph.metadata[Graph.policyMetadataID] = Graph.Metadata(id: Graph.policyMetadataID, name: AgentProtocol.metadataName)
-        graph.metadata[Self.routeSettingsID] = Graph.Metadata(id: Self.routeSettingsID, name: WirePlumberStreamState.routeSettings)
+    /// `nextLinkID`: the id of the first link the daemon creates; above
+    /// every id of `graph`.
+    public init(core: AgentCore, graph: Graph, stack: PipeWireStack, nextLinkID: UInt32) {
+        self.core = core; self.graph = graph; self.stack = stack; self.nextLinkID = nextLinkID
     }
 
-    var observation: AgentCore.Observation {
+    public var observation: AgentCore.Observation {
         var observation = AgentCore.Observation(graph: graph, now: now, stack: stack,
                               players: players.map { .watched($0, ancestry: [:]) } ?? .unwatched("no session bus"),
-                              meters: meters, doNotDisturb: doNotDisturb)
+                              meters: meters, doNotDisturb: doNotDisturb, mediaKeysUnavailable: mediaKeysUnavailable)
         observation.screenLock = screenLock
+        observation.audioSessionsUnavailable = audioSessionsUnavailable
         observation.audioSessionAncestry = ancestry
         return observation
     }
 
-    /// A playback stream with `media.role`, linked to `sink` by link `id + 100`.
-    mutating func play(_ id: UInt32, role: String, app: String, on sink: UInt32 = 1) {
-        play(id, props: ["media.role": role, "application.name": app], on: sink)
-    }
-
-    /// A playback stream with these properties; WirePlumber gives it the
-    /// volume it saved for its key.
-    mutating func play(_ id: UInt32, props: [String: String], on sink: UInt32 = 1) {
-        graph.addStream(id, props: props)
-        if let key = wirePlumberKey(id), let saved = wirePlumberSaved[key] { graph.nodes[id]?.volume = saved }
-        graph.addLink(id + 100, from: id, to: sink)
-    }
-
-    func wirePlumberKey(_ id: UInt32) -> String? {
+    public func wirePlumberKey(_ id: UInt32) -> String? {
         graph.nodes[id].flatMap { WirePlumberStreamState.key(of: $0.props, wirePlumber: stack.wirePlumberVersion) }
     }
 
-    mutating func stop(_ id: UInt32) { graph.removeNode(id) }
-
-    /// A request as the CLI writes it into the agent's metadata.
-    mutating func request(subject: UInt32, key: String, value: String) {
-        graph.setPolicyEntry(subject: subject, key: key, value: value)
-    }
-
     @discardableResult
-    mutating func connect() -> [AgentEffect] { apply(core.connected(observation)) }
+    public mutating func connect() -> [AgentEffect] { apply(core.connected(observation)) }
 
     /// A reconcile; when it started meters that read something at once,
     /// the reconcile their first readings bring (the adapter's `onChange`).
     @discardableResult
-    mutating func reconcile() -> [AgentEffect] {
+    public mutating func reconcile() -> [AgentEffect] {
         let before = meters
         let effects = apply(core.reconcile(observation))
         return meters == before ? effects : effects + apply(core.reconcile(observation))
     }
 
-    /// Reconciles at each wake-up until none is asked for (a fade's end).
-    mutating func settle(maxSteps: Int = 200) {
+    /// Reconciles at each wake-up until none is asked for (a fade's end)
+    /// up to `horizon`; false when one was still asked for.
+    @discardableResult
+    public mutating func settle(maxSteps: Int = 200, until horizon: Double = .infinity) -> Bool {
         reconcile()
         for _ in 0..<maxSteps {
-            guard case .some(.some(let time)) = wakeUp else { return }
+            guard case .some(.some(let time)) = wakeUp else { return true }
+            guard time <= horizon else { return false }
             now = max(time, now + 0.001)
             reconcile()
         }
+        return wakeUp == .some(nil)
     }
 
     @discardableResult
-    mutating func restoreAll() -> [AgentEffect] { apply(core.restoreAll(observation)) }
+    public mutating func restoreAll() -> [AgentEffect] { apply(core.restoreAll(observation)) }
 
     /// What the daemon, WirePlumber and the journal file make of the effects;
     /// returns them with what `.publish` published in its place.
     @discardableResult
-    mutating func apply(_ effects: [AgentEffect]) -> [AgentEffect] {
+    public mutating func apply(_ effects: [AgentEffect]) -> [AgentEffect] {
         var executed: [AgentEffect] = []
         for effect in effects {
             switch effect {
@@ -195,13 +170,41 @@ struct InMemoryDaemon {
 
     // MARK: reading the state
 
-    func gain(_ id: UInt32) -> Double? { graph.nodes[id]?.volume.map(Double.init) }
-    func isLinked(_ id: UInt32) -> Bool { graph.links.values.contains { $0.outputNode == id || $0.inputNode == id } }
-    func status(_ id: UInt32) -> StreamStatus? {
-        graph.metadata(named: AgentProtocol.metadataName)?.value(subject: id, key: AgentProtocol.streamKey)
-            .flatMap { try? JSONDecoder().decode(StreamStatus.self, from: Data($0.utf8)) }
+    public func gain(_ id: UInt32) -> Double? { graph.nodes[id]?.volume.map(Double.init) }
+    public func isLinked(_ id: UInt32) -> Bool { graph.links.values.contains { $0.outputNode == id || $0.inputNode == id } }
+    public func status(_ id: UInt32) -> StreamStatus? {
+        agentMetadata?.value(subject: id, key: AgentProtocol.streamKey)
+            .flatMap { try? JSONValueDecoder.decode(StreamStatus.self, from: Array($0.utf8)) }
     }
-    func agentEntry(_ key: String) -> String? {
-        graph.metadata(named: AgentProtocol.metadataName)?.value(subject: 0, key: key)
+    public func agentEntry(_ key: String) -> String? { agentMetadata?.value(subject: 0, key: key) }
+    private var agentMetadata: Graph.Metadata? { graph.metadata(named: AgentProtocol.metadataName) }
+}
+
+extension Graph {
+    /// What the daemon (and WirePlumber) would do with a graph action;
+    /// `target.object` requests are the caller's (they need the metadata).
+    public mutating func apply(_ action: AgentAction, nextLinkID: inout UInt32) {
+        switch action {
+        case .setGain(let node, let gain), .rampGain(let node, let gain, _), .prime(let node, let gain):
+            nodes[node]?.volume = Float(gain)
+        case .destroyLink(let id): links[id] = nil
+        case .link(let output, let input):
+            addLinks(from: output, to: input, nextID: &nextLinkID)
+        case .suspend(let node): nodes[node]?.state = .suspended
+        case .setTarget: break
+        }
+    }
+
+    /// Links paired as WirePlumber pairs ports (`Graph.portPairs`, the
+    /// agent's own rule), numbered from `nextID`; nodes without ports (a
+    /// graph built by hand) get one link, on no port.
+    public mutating func addLinks(from output: UInt32, to input: UInt32, nextID: inout UInt32) {
+        var pairs = portPairs(output: output, input: input)
+        if pairs.isEmpty { pairs = [(output: 0, input: 0)] }
+        for pair in pairs {
+            links[nextID] = Graph.Link(id: nextID, outputNode: output, outputPort: pair.output, inputNode: input,
+                                       inputPort: pair.input, state: .active)
+            nextID += 1
+        }
     }
 }
