@@ -93,6 +93,11 @@ let package = Package(
         ),
         .testTarget(name: "PolicyCLITests", dependencies: ["PolicyCLI", "PolicyCore", "PolicyFiles", "PolicyTestSupport"]),
         .testTarget(name: "PolicyDBusTests", dependencies: ["PolicyDBus", "PolicyCore", "PolicyFiles"]),
+        // The agent's adapters on the embedded loop (PolicyTestSupport's
+        // EmbeddedEventLoop): the executor's timing, the reconcile schedule,
+        // the restore's timing; no daemon (docs/ARCHITECTURE.md, "The loop and the clock").
+        .testTarget(name: "PolicyAgentTests", dependencies: ["PolicyAgent", "PolicyCore", "PolicyFiles", "PolicyTestSupport"],
+                    swiftSettings: pipewireSwift),
         .testTarget(name: "IntegrationTests", dependencies: ["PolicyCore", "PolicyFiles", "PolicyPipeWire", "PolicyAgent", "PolicyDBus",
                                                             "PolicyTestSupport"],
                     swiftSettings: pipewireSwift),
