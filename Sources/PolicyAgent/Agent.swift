@@ -20,7 +20,13 @@ public struct AgentOptions: Sendable {
 }
 
 /// What outlives a connection: the options, the log, and the core with
-/// everything the agent remembers.
+/// everything the agent remembers. The loop's alone: `Agent` writes the
+/// desktop's inputs (players, Do Not Disturb, the screen lock, the bus
+/// services) as its observers report them, and tells the session which
+/// changed (`AgentSession.desktopChanged`); the session reads them in its
+/// observation and runs the core. Both on the loop's thread, which the
+/// session's entry points check (`preconditionInEventLoop`), so nothing
+/// here needs a lock.
 final class AgentContext {
     let options: AgentOptions
     let log: Log
