@@ -32,7 +32,8 @@ public final class EventLoop: EventLoopProtocol {
     var pwLoop: UnsafeMutablePointer<pw_loop> { UnsafeMutablePointer(loop) }
 
     /// The loop's clock: the system's monotonic clock.
-    @inline(__always) public var now: Double { MonotonicClock.now }
+    private let clock = SystemClock()
+    @inline(__always) public var now: Double { clock.now }
 
     deinit {
         _ = cpw_loop_leave(pwLoop)
@@ -58,9 +59,9 @@ public final class EventLoop: EventLoopProtocol {
     /// Runs until `condition` holds or `timeout` seconds passed; returns whether it held.
     @discardableResult
     public func run(timeout: Double, until condition: () -> Bool) -> Bool {
-        let deadline = MonotonicClock.now + timeout
+        let deadline = now + timeout
         while !condition() {
-            let remaining = deadline - MonotonicClock.now
+            let remaining = deadline - now
             if remaining <= 0 { return false }
             iterate(timeout: min(remaining, 0.05))
         }
