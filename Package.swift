@@ -92,7 +92,12 @@ let package = Package(
             swiftSettings: pipewireSwift
         ),
         .testTarget(name: "PolicyCLITests", dependencies: ["PolicyCLI", "PolicyCore", "PolicyFiles", "PolicyTestSupport"]),
-        .testTarget(name: "PolicyDBusTests", dependencies: ["PolicyDBus", "PolicyCore", "PolicyFiles"]),
+        .testTarget(name: "PolicyDBusTests", dependencies: ["PolicyDBus", "PolicyCore", "PolicyFiles", "PolicyTestSupport"]),
+        // The agent's adapters on the embedded loop (PolicyTestSupport's
+        // EmbeddedEventLoop): the executor's timing, the reconcile schedule,
+        // the restore's timing; no daemon (docs/ARCHITECTURE.md, "The loop and the clock").
+        .testTarget(name: "PolicyAgentTests", dependencies: ["PolicyAgent", "PolicyCore", "PolicyFiles", "PolicyTestSupport"],
+                    swiftSettings: pipewireSwift),
         .testTarget(name: "IntegrationTests", dependencies: ["PolicyCore", "PolicyFiles", "PolicyPipeWire", "PolicyAgent", "PolicyDBus",
                                                             "PolicyTestSupport"],
                     swiftSettings: pipewireSwift),

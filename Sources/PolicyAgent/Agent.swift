@@ -20,7 +20,13 @@ public struct AgentOptions: Sendable {
 }
 
 /// What outlives a connection: the options, the log, and the core with
-/// everything the agent remembers.
+/// everything the agent remembers. The loop's alone: `Agent` writes the
+/// desktop's inputs (players, Do Not Disturb, the screen lock, the bus
+/// services) as its observers report them, and tells the session which
+/// changed (`AgentSession.desktopChanged`); the session reads them in its
+/// observation and runs the core. Both on the loop's thread, which the
+/// session's entry points check (`preconditionInEventLoop`), so nothing
+/// here needs a lock.
 final class AgentContext {
     let options: AgentOptions
     let log: Log
@@ -115,7 +121,7 @@ public final class Agent {
         }
         desktopWatcher = DirectoryWatcher(loop: loop, directories: context.apps.directories) { [unowned self] in
             self.context.apps.reloadEntries()
-            self.session?.playersChanged()
+            self.session?.desktopChanged(.desktopEntries)
         }
         let files = context.core.config.files.isEmpty ? "built-in defaults" : context.core.config.files.joined(separator: ", ")
         log.notice("pw-policy \(context.options.version) running\(context.options.dryRun ? " (dry run: changing nothing)" : ""); config: \(files)")
@@ -174,7 +180,7 @@ public final class Agent {
                     self.log.debug("player \(player.busName): \(player.status)")
                 }
                 self.context.players = players
-                self.session?.playersChanged()
+                self.session?.desktopChanged(.players)
             }
             if case .failure(let error) = observer.start() {
                 playersUnwatched(.unavailable(address: nil, reason: "\(error)"))
@@ -213,12 +219,12 @@ public final class Agent {
         let handlers = AudioSessionService.Handlers(
             call: { [unowned self] call, caller in
                 let (reply, effects) = self.context.core.audioSessionCall(call, from: caller, token: AudioSessionService.newToken(),
-                                                                          now: MonotonicClock.now)
+                                                                          now: self.loop.now)
                 for case .log(let level, let text) in effects { self.log.log(level, text) }
                 if case .deactivate(_, true) = call, !reply.isError {
                     self.session?.audioSessionDeactivated()
                 } else if !reply.isError {
-                    self.session?.playersChanged()
+                    self.session?.desktopChanged(.audioSessions)
                 }
                 return reply
             },
@@ -228,11 +234,11 @@ public final class Agent {
                 self.log.debug("audio sessions: \(owner) is pid \(pid.map(String.init) ?? "unknown")"
                     + (flatpak.map { " in Flatpak \($0)" } ?? ""))
                 self.context.core.audioSessionOwnerIdentified(owner, pid: pid, flatpakAppID: flatpak)
-                self.session?.playersChanged()
+                self.session?.desktopChanged(.audioSessions)
             },
             left: { [unowned self] owner in
                 for case .log(let level, let text) in self.context.core.audioSessionOwnerLeft(owner) { self.log.log(level, text) }
-                self.session?.playersChanged()
+                self.session?.desktopChanged(.audioSessions)
             })
         do {
             context.audioSessionsUnavailable = "asking for \(AudioSessionAPI.busName)"
@@ -254,7 +260,7 @@ public final class Agent {
             log.info("audio sessions: \(AudioSessionAPI.busName) on the session bus")
             context.audioSessionsUnavailable = nil
         }
-        session?.playersChanged()
+        session?.desktopChanged(.audioSessions)
     }
 
     private func endAudioSessions(_ why: String) {
@@ -287,7 +293,7 @@ public final class Agent {
                                           log: { [unowned self] in self.log.notice("screen lock: \($0)") }) { [unowned self] lock in
             self.log.info("screen lock: \(lock.summary)")
             self.context.screenLock = lock
-            self.session?.playersChanged()
+            self.session?.desktopChanged(.screenLock)
         }
         if case .failure(let error) = observer.start() {
             log.notice("the screen lock is not followed: \(error)")
@@ -302,12 +308,12 @@ public final class Agent {
         let sources = context.core.config.config.settings.allDoNotDisturbSources
         guard let bus, doNotDisturbObserver.map({ $0.sources != sources }) ?? true else { return }
         doNotDisturbObserver = nil
-        let observer = DoNotDisturbObserver(bus: bus, loop: loop, clock: { MonotonicClock.now }, sources: sources,
+        let observer = DoNotDisturbObserver(bus: bus, loop: loop, clock: { [loop] in loop.now }, sources: sources,
                                             gsettings: GSettingsReader(loop: loop),
                                             log: { [unowned self] in self.log.notice("Do Not Disturb: \($0)") }) { [unowned self] state in
             self.log.info("Do Not Disturb: \(state.summary)")
             self.context.doNotDisturb = state
-            self.session?.playersChanged()
+            self.session?.desktopChanged(.doNotDisturb)
         }
         if case .failure(let error) = observer.start() {
             log.notice("Do Not Disturb is not followed: \(error)")
@@ -352,7 +358,7 @@ public final class Agent {
             log.info("media keys: \(MediaKeysProxy.busName) on the session bus")
             context.mediaKeysUnavailable = nil
         }
-        session?.playersChanged()
+        session?.desktopChanged(.mediaKeys)
     }
 
     private func playersUnwatched(_ error: SessionBusError) {
@@ -369,7 +375,7 @@ public final class Agent {
         context.audioSessionsUnavailable = "no session bus"
         endAudioSessions("the session bus is gone")
         context.playersUnwatched = "\(error)"
-        session?.playersChanged()
+        session?.desktopChanged(.sessionBus)
     }
 
     /// Everything on the loop goes before the loop itself.

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PolicyCore
 import PolicyPipeWire
 import PolicyDBus
@@ -13,11 +10,9 @@ final class AgentSession {
     let connection: Connection
     let mirror: GraphMirror
     private let context: AgentContext
-    private var executor: EffectExecutor!
-    private var reconcileTimer: LoopTimer!
-    /// Holds back the reconciles of desktop changes after the first of a burst.
-    private var desktopTimer: LoopTimer!
-    private var lastDesktopReconcile = -Double.infinity
+    private var executor: EffectExecutor<EventLoop, PipeWireEffects>!
+    /// When it reconciles: a burst of graph events, desktop changes.
+    private var schedule: ReconcileSchedule<EventLoop>!
     private var meters: StreamMeters!
     /// Refuses the links the start gate refuses; nil when its connection
     /// could not be made (then only the waiting gain stands).
@@ -36,16 +31,18 @@ final class AgentSession {
         mirror = GraphMirror(connection: connection)
         let actions = GraphActions(mirror: mirror)
         linkGuard = context.options.restoreOnly ? nil : LinkGuard(remote: connection.remote)
-        reconcileTimer = connection.loop.makeTimer { [unowned self] in self.reconcile() }
-        desktopTimer = connection.loop.makeTimer { [unowned self] in self.desktopReconcileDue() }
-        meters = StreamMeters(mirror: mirror) { [unowned self] in self.scheduleReconcile() }
-        executor = EffectExecutor(connection: connection, actions: actions, log: context.log, journalPath: context.journalPath,
-                                  wakeUpTimer: connection.loop.makeTimer { [unowned self] in self.reconcile() },
-                                  reconcileIsDue: { [unowned self] in self.reconcileTimer.isPending },
-                                  players: context.playerActions,
+        schedule = ReconcileSchedule(loop: connection.loop, log: { [unowned context] in context.log.debug($0) }) { [unowned self] in
+            self.reconcile()
+        }
+        meters = StreamMeters(mirror: mirror) { [unowned self] in self.schedule.soon() }
+        let performer = PipeWireEffects(connection: connection, actions: actions, log: context.log,
+                                        journalPath: context.journalPath, players: context.playerActions,
+                                        meters: meters, linkGuard: linkGuard)
+        executor = EffectExecutor(loop: connection.loop, performer: performer,
+                                  wakeUp: { [unowned self] in self.reconcile() },
+                                  reconcileIsDue: { [unowned self] in self.schedule.isDue },
                                   publish: { [unowned context] in context.core.publish() },
-                                  storedVolumesReset: { [unowned context] in context.core.storedVolumesReset($0) },
-                                  meters: meters, linkGuard: linkGuard)
+                                  storedVolumesReset: { [unowned context] in context.core.storedVolumesReset($0) })
         // Restoring only, it publishes nothing: a metadata of its own would
         // look like a running agent.
         if !context.options.restoreOnly { try actions.exportMetadata(named: AgentProtocol.metadataName) }
@@ -55,6 +52,7 @@ final class AgentSession {
         actions.onCreatedLinksChange = { [unowned self] count in self.context.log.debug("link proxies held: \(count)") }
         mirror.onInitialSync = { [unowned self] in
             self.isReady = true
+            self.schedule.isEnabled = !self.context.options.restoreOnly
             if let own = connection.clientID { self.linkGuard?.trustLinks(ofClient: own) }
             if let priority = self.linkGuard?.priority {
                 self.context.log.info("start gate: the link guard's thread runs at nice \(priority.nice)"
@@ -71,8 +69,8 @@ final class AgentSession {
             }
             // Our own commands coming back change no decision (AgentCore.isEcho).
             if case .props(let id) = change, self.context.core.isEcho(propsOf: id, in: self.mirror.graph) { return }
-            // One reconcile for a burst of events (and one syscall, not one each).
-            self.scheduleReconcile()
+            // One reconcile for a burst of events.
+            self.schedule.soon()
         }
     }
 
@@ -82,7 +80,7 @@ final class AgentSession {
             refusalsLogged = refusals
             context.log.debug("start gate: \(refusals) links refused so far; unlinked since: \(linkGuard?.refused ?? [:])")
         }
-        var observation = AgentCore.Observation(graph: graph, now: MonotonicClock.now,
+        var observation = AgentCore.Observation(graph: graph, now: connection.loop.now,
                                                 stack: PipeWireStack.observed(in: graph, linkedLibraryVersion: wirePlumberProbe.version(pid:)),
                                                 players: observePlayers(graph), meters: meters.readings,
                                                 apps: context.apps.apps(in: graph), doNotDisturb: context.doNotDisturb,
@@ -122,34 +120,16 @@ final class AgentSession {
         executor.execute(context.core.mediaKey(key, observe()), flushingActionsFirst: true)
     }
 
-    /// The players, the desktop entries, Do Not Disturb or the media-key
-    /// proxy changed: a reconcile at once, then at most one per
-    /// `desktopInterval` while they keep changing. A player that floods
-    /// the bus costs ten reconciles a second, not one per signal, and the
-    /// graph's own changes still reconcile on the next turn (docs/PLAYERS.md,
-    /// "A player that floods the bus").
-    func playersChanged() {
-        guard !desktopTimer.isPending else { return }
-        let wait = lastDesktopReconcile + Self.desktopInterval - MonotonicClock.now
-        if wait > 0 { desktopTimer.schedule(after: wait) } else { desktopReconcileDue() }
-    }
-
-    static let desktopInterval = 0.1
+    /// The players, the desktop entries, Do Not Disturb, the screen lock,
+    /// the media-key proxy or the audio sessions changed: a reconcile at
+    /// once, then at most one per `desktopInterval` while they keep
+    /// changing (`ReconcileSchedule`).
+    func desktopChanged(_ change: DesktopChange) { schedule.desktopChanged(change) }
 
     /// An audio session deactivated with "notify others": reconciled on the
     /// loop's next turn, not held back behind other desktop changes — the
     /// sessions it interrupted are to be told at once (docs/API.md).
-    func audioSessionDeactivated() { scheduleReconcile() }
-
-    private func desktopReconcileDue() {
-        lastDesktopReconcile = MonotonicClock.now
-        scheduleReconcile()
-    }
-
-    /// A reconcile on the loop's next turn, one for a burst of changes.
-    private func scheduleReconcile() {
-        if isReady, !context.options.restoreOnly, !reconcileTimer.isPending { reconcileTimer.schedule(after: 0) }
-    }
+    func audioSessionDeactivated() { schedule.soon() }
 
     func reconcile() {
         guard isReady, connection.isConnected else { return }
@@ -172,28 +152,21 @@ final class AgentSession {
         guard connection.isConnected, isReady else { return }
         // No more reconciling: it would take back what we restore.
         isReady = false
-        reconcileTimer.cancel()
-        let wait = RestoreConfirmation.wait(before: context.core.nativeRampsRunUntil, now: MonotonicClock.now)
-        if wait > 0 { usleep(UInt32(wait * 1_000_000)) }
-        executor.execute(context.core.restoreAll(observe()))
-        confirmRestore()
-    }
-
-    /// Checks the restored streams a few graph cycles apart until the core
-    /// is content (RestoreConfirmation).
-    private func confirmRestore() {
-        guard !context.core.restored.isEmpty else { return }
-        var confirmation = RestoreConfirmation(startedAt: MonotonicClock.now)
-        while connection.isConnected {
-            connection.loop.run(timeout: 0.1) { false }
-            connection.roundTrip(timeout: 1)
-            let next = confirmation.checked(stragglers: context.core.restoreStragglers(in: mirror.graph), now: MonotonicClock.now)
-            if !next.resend.isEmpty { executor.execute(next.resend.map(AgentEffect.graph) + [.flush]) }
-            switch next {
-            case .confirmed: return
-            case .checkAgain: continue
-            case .gaveUp(_, let warning): return context.log.warning(warning)
-            }
+        schedule.stop()
+        // The ramps we sent run out first; the loop serves the rest meanwhile.
+        RestoreTiming.waitForRamps(on: connection.loop, runningUntil: context.core.nativeRampsRunUntil)
+        // Lost while waiting: nothing can be sent, and the journal must
+        // stay for the next start (or `pw-policy restore`) to undo.
+        guard connection.isConnected else {
+            return context.log.warning("lost PipeWire before restoring; the next start restores from \(context.journalPath)")
         }
+        executor.execute(context.core.restoreAll(observe()))
+        guard !context.core.restored.isEmpty else { return }
+        let warning = RestoreTiming.confirm(
+            on: connection.loop, isConnected: { connection.isConnected },
+            settle: { connection.roundTrip(timeout: 1) },
+            stragglers: { context.core.restoreStragglers(in: mirror.graph) },
+            resend: { executor.execute($0.map(AgentEffect.graph) + [.flush]) })
+        if let warning { context.log.warning(warning) }
     }
 }

@@ -13,20 +13,13 @@ public final class DoNotDisturbObserver {
     private let bus: SessionBus
     public let sources: [DoNotDisturbSource]
     private let log: (String) -> Void
-    private let onChange: (DoNotDisturb) -> Void
     private let gsettings: GSettingsReader
-    private let clock: () -> Double
     private var matches: [BusMatch] = []
-    /// What each source said last, and whether it flaps.
-    private var readings: [DoNotDisturbSource: DoNotDisturb.Reading] = [:]
-    private var flapGuards: [DoNotDisturbSource: FlapGuard] = [:]
-    private var settleTimer: (any BusLoopTimer)?
+    /// What each source said last, whether it flaps, what they say together.
+    private var readings: DoNotDisturbReadings!
     /// The unique name owning each watched bus name.
     private var owners: [String: String] = [:]
-    /// Sources whose misbehaviour was logged: once each, until a new owner
-    /// of its bus name (a restarted service) gets a fresh start.
-    private var reported: Set<DoNotDisturbSource> = []
-    public private(set) var state = DoNotDisturb.unknown
+    public var state: DoNotDisturb { readings.state }
 
     /// dconf's writer announces every change on the bus (its D-Bus API).
     static let dconfWriterInterface = "ca.desrt.dconf.Writer"
@@ -34,15 +27,14 @@ public final class DoNotDisturbObserver {
     /// `clock`: monotonic seconds (flapping is told by the time between changes).
     public init(bus: SessionBus, loop: any BusLoop, clock: @escaping () -> Double, sources: [DoNotDisturbSource],
                 gsettings: GSettingsReader, log: @escaping (String) -> Void, onChange: @escaping (DoNotDisturb) -> Void) {
-        self.bus = bus; self.clock = clock; self.sources = sources; self.gsettings = gsettings; self.log = log
-        self.onChange = onChange
-        settleTimer = loop.busTimer { [weak self] in self?.settleFlapping() }
+        self.bus = bus; self.sources = sources; self.gsettings = gsettings; self.log = log
+        readings = DoNotDisturbReadings(sources: sources, loop: loop, clock: clock, log: log, onChange: onChange)
     }
 
     /// Its timer and subscriptions go before the bus (and the loop the bus
     /// may be the last to hold).
     deinit {
-        settleTimer = nil
+        readings = nil
         matches = []
     }
 
@@ -112,8 +104,7 @@ public final class DoNotDisturbObserver {
         owners[busName] = owner.isEmpty ? nil : owner
         for source in sources {
             guard case .busProperty(let name, _, _, _) = source.mechanism, name == busName else { continue }
-            reported.remove(source)
-            flapGuards[source] = nil
+            readings.restart(source)
             if owner.isEmpty {
                 record(source, .absent)
             } else {
@@ -201,9 +192,43 @@ public final class DoNotDisturbObserver {
         }
     }
 
-    // MARK: state
-
     private func record(_ source: DoNotDisturbSource, _ reading: DoNotDisturb.Reading) {
+        readings.record(source, reading)
+    }
+}
+
+/// What each Do Not Disturb source said last, whether it flaps
+/// (`FlapGuard`: a flapping source says nothing until it kept still for
+/// the guard's window, when a timer on the loop looks again), and what they
+/// say together, reported when that changes. On any `BusLoop`:
+/// `DoNotDisturbReadingsTests` runs it on the embedded loop.
+final class DoNotDisturbReadings {
+    let sources: [DoNotDisturbSource]
+    private let clock: () -> Double
+    private let log: (String) -> Void
+    private let onChange: (DoNotDisturb) -> Void
+    private var readings: [DoNotDisturbSource: DoNotDisturb.Reading] = [:]
+    private var flapGuards: [DoNotDisturbSource: FlapGuard] = [:]
+    private var settleTimer: (any BusLoopTimer)?
+    /// Sources whose misbehaviour was logged: once each, until a new owner
+    /// of its bus name (a restarted service) gets a fresh start.
+    private var reported: Set<DoNotDisturbSource> = []
+    private(set) var state = DoNotDisturb.unknown
+
+    /// `clock`: monotonic seconds (flapping is told by the time between changes).
+    init(sources: [DoNotDisturbSource], loop: any BusLoop, clock: @escaping () -> Double,
+         log: @escaping (String) -> Void, onChange: @escaping (DoNotDisturb) -> Void) {
+        self.sources = sources; self.clock = clock; self.log = log; self.onChange = onChange
+        settleTimer = loop.busTimer { [weak self] in self?.settleFlapping() }
+    }
+
+    /// A new owner of the source's bus name: a fresh start.
+    func restart(_ source: DoNotDisturbSource) {
+        reported.remove(source)
+        flapGuards[source] = nil
+    }
+
+    func record(_ source: DoNotDisturbSource, _ reading: DoNotDisturb.Reading) {
         let previous = readings[source]
         readings[source] = reading
         if case .value = reading, case .value = previous, previous != reading {

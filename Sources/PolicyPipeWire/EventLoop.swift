@@ -7,8 +7,9 @@ import PolicyFiles
 /// The PipeWire loop that every PipeWire object of this process lives on.
 /// Single-threaded by design: the loop runs on the thread that created it
 /// (`run()` or `iterate()`), and all callbacks, timers and actions happen
-/// there, so no locking is needed anywhere in the PipeWire layer.
-public final class EventLoop {
+/// there, so no locking is needed anywhere in the PipeWire layer. Its clock
+/// is the system's monotonic clock (`EventLoopProtocol`).
+public final class EventLoop: EventLoopProtocol {
     let loop: OpaquePointer  // struct pw_loop *
     private var isStopped = false
     /// The thread that runs the loop: the only one allowed to touch it.
@@ -29,6 +30,10 @@ public final class EventLoop {
     }
 
     var pwLoop: UnsafeMutablePointer<pw_loop> { UnsafeMutablePointer(loop) }
+
+    /// The loop's clock: the system's monotonic clock.
+    private let clock = SystemClock()
+    @inline(__always) public var now: Double { clock.now }
 
     deinit {
         _ = cpw_loop_leave(pwLoop)
@@ -54,9 +59,9 @@ public final class EventLoop {
     /// Runs until `condition` holds or `timeout` seconds passed; returns whether it held.
     @discardableResult
     public func run(timeout: Double, until condition: () -> Bool) -> Bool {
-        let deadline = MonotonicClock.now + timeout
+        let deadline = now + timeout
         while !condition() {
-            let remaining = deadline - MonotonicClock.now
+            let remaining = deadline - now
             if remaining <= 0 { return false }
             iterate(timeout: min(remaining, 0.05))
         }
@@ -77,7 +82,7 @@ public final class EventLoop {
 }
 
 /// A timer source on the loop; destroyed with this object.
-public final class LoopTimer {
+public final class LoopTimer: EventLoopTimer {
     private unowned let loop: EventLoop
     private var source: UnsafeMutablePointer<spa_source>!
     private let action: () -> Void
