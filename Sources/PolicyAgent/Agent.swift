@@ -208,10 +208,10 @@ public final class Agent {
         guard let bus, bus.failure == nil, wanted else {
             if context.playerActions.audioSessions != nil {
                 log.info("audio sessions: \(AudioSessionAPI.busName) released"
-                    + (wanted ? "" : " (audio-sessions.service = false)"))
+                    + (wanted ? "" : " (\(SettingsSchema.key(\Settings.audioSessionService)) = false)"))
             }
             context.playerActions.audioSessions = nil
-            endAudioSessions(wanted ? "the session bus is gone" : "the service was turned off (audio-sessions.service = false)")
+            endAudioSessions(wanted ? "the session bus is gone" : "the service was turned off (\(SettingsSchema.key(\Settings.audioSessionService)) = false)")
             context.audioSessionsUnavailable = wanted ? "no session bus" : nil
             return
         }
@@ -332,7 +332,7 @@ public final class Agent {
             return
         }
         guard wanted else {
-            if context.playerActions.mediaKeysProxy != nil { log.info("media keys: \(MediaKeysProxy.busName) released (players.media-keys = false)") }
+            if context.playerActions.mediaKeysProxy != nil { log.info("media keys: \(MediaKeysProxy.busName) released (\(SettingsSchema.key(\Settings.mediaKeys)) = false)") }
             context.playerActions.mediaKeysProxy = nil
             context.mediaKeysUnavailable = nil
             return
