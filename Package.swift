@@ -51,7 +51,11 @@ let package = Package(
         .systemLibrary(name: "CSystemd", path: "Sources/CSystemd"),
         // The pure policy: no PipeWire import, deterministic, unit-tested.
         .target(name: "PolicyModel"),
-        .target(name: "PolicyCore", dependencies: ["PolicyModel"]),
+        // PipeWire and WirePlumber versions and what they offer (docs/ARCHITECTURE.md).
+        .target(name: "PolicyStack", dependencies: ["PolicyModel"]),
+        // What the agent publishes and the CLI reads: the wire protocol.
+        .target(name: "PolicyProtocol", dependencies: ["PolicyModel", "PolicyStack"]),
+        .target(name: "PolicyCore", dependencies: ["PolicyModel", "PolicyStack", "PolicyProtocol"]),
         // The files the agent and the CLI read and write: config, journal.
         .target(name: "PolicyFiles", dependencies: ["PolicyCore"]),
         // The native PipeWire client (Client/: loop, connection, graph mirror,

@@ -44,3 +44,10 @@ public struct ScreenLock: Sendable, Equatable {
         return "no lock mechanism answers"
     }
 }
+
+extension ScreenLockStatus {
+    /// The status of `lock`, and whether it silences what silent mode does.
+    public init(_ lock: ScreenLock, silences: Bool) {
+        self.init(locked: lock.isLocked, text: lock.summary, silences: silences)
+    }
+}

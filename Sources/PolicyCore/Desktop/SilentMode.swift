@@ -1,9 +1,3 @@
-/// The user's silent switch: on, off, or following the desktop's Do Not
-/// Disturb (docs/POLICY.md, "Do Not Disturb").
-public enum SilentChoice: String, Sendable, Equatable, Codable, CaseIterable {
-    case on, off, follow
-}
-
 /// Whether silent mode is on, and why: the user's explicit choice wins
 /// until Do Not Disturb changes again (or the user says `follow`), then
 /// silent mode follows Do Not Disturb.

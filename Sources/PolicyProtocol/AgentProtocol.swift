@@ -1,3 +1,6 @@
+import PolicyModel
+import PolicyStack
+
 /// How the agent and its users talk: entries of the `pw-policy` metadata
 /// object the agent exports (docs/PROTOCOL.md). The agent publishes its
 /// decisions there; the CLI, `pw-metadata -n pw-policy` or any client write
@@ -153,9 +156,6 @@ public struct ScreenLockStatus: Codable, Sendable, Equatable {
     public init(locked: Bool, text: String, silences: Bool) {
         self.locked = locked; self.text = text; self.silences = silences
     }
-    public init(_ lock: ScreenLock, silences: Bool) {
-        self.init(locked: lock.isLocked, text: lock.summary, silences: silences)
-    }
 }
 
 /// `AgentStatus.mediaKeys`: the player pw-policy's media-key proxy
@@ -245,6 +245,7 @@ public struct StackStatus: Codable, Sendable, Equatable {
         self.pipewire = pipewire; self.wireplumber = wireplumber; self.capabilities = capabilities
         self.rolePolicy = rolePolicy
     }
+
 
     public init(_ stack: PipeWireStack, rolePolicy: RolePolicy? = nil) {
         self.init(pipewire: PipeWire(version: stack.pipewire),

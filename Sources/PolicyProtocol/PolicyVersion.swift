@@ -1,3 +1,6 @@
+import PolicyModel
+import PolicyStack
+
 /// pw-policy's version, shown by `pw-policy version` and published by the
 /// agent. The one declaration of the release: `scripts/version` reads both
 /// values from this file for the Debian package's version, the man page's

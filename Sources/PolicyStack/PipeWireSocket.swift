@@ -1,3 +1,5 @@
+import PolicyModel
+
 /// The socket libpipewire connects a client to, found the way its native
 /// protocol finds it (the same in PipeWire 0.3.65 and 1.4): the remote is `PIPEWIRE_REMOTE` when set and not empty
 /// (it wins over the name a client asks for), else that name, else

@@ -1,3 +1,5 @@
+import PolicyModel
+
 /// Which PipeWire daemon and which WirePlumber the agent runs beside, as the
 /// graph shows them: the daemon's core info and WirePlumber's client. Both
 /// generations must work (Debian 12's PipeWire 0.3.65 + WirePlumber 0.4.13,

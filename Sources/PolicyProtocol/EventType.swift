@@ -1,3 +1,6 @@
+import PolicyModel
+import PolicyStack
+
 /// Every kind of event: those the agent publishes under
 /// `AgentProtocol.eventKey`, and the three `pw-policy monitor` adds about the
 /// agent itself. Declared once, here; the docs list them all (a test checks

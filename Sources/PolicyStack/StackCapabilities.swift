@@ -1,3 +1,5 @@
+import PolicyModel
+
 /// The mechanisms a stack offers, decided once from its versions so that the
 /// code using them asks this value rather than comparing versions itself
 /// (docs/PROTOCOL.md, `stack.capabilities`).

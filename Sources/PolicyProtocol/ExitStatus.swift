@@ -1,3 +1,6 @@
+import PolicyModel
+import PolicyStack
+
 /// How `pw-policy` exits, the agent and every command alike: sysexits(3), as
 /// users of the pw-* tools expect (docs/CLI.md, exit codes). The one table.
 public enum ExitStatus: Int32, Sendable, Equatable {

@@ -1,3 +1,5 @@
+import PolicyModel
+
 /// WirePlumber 0.4 publishes no version of its own (its client has no
 /// `application.version`, only `core.version`, which is libpipewire's), but
 /// the file name of the libwireplumber its process has loaded carries it:
