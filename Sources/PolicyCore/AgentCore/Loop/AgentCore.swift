@@ -190,6 +190,7 @@ public struct AgentCore: Sendable {
     /// connection: classifications, events, statuses, acknowledged resume
     /// requests (run by `AgentEffect.publish`, after the gains).
     public mutating func publish() -> [AgentEffect] {
+        guard publishing.hasDecided else { return [] }
         // Read before: the room is being changed while it asks for the status.
         let (identity, files, configError, settings) = (identity, config.files, configError, config.config.settings)
         let (silentChoice, mediaKeys, audioSessions) = (journal.silentChoice, mediaKeys.status, audioSessionsStatus)

@@ -33,6 +33,9 @@ struct PublishingRoom: Sendable {
 
     mutating func connected() { published = Publication() }
 
+    /// Whether a reconcile decided something the connection has not been told.
+    var hasDecided: Bool { pending != nil }
+
     // MARK: - what the loop reads back
 
     /// The requests in the agent's metadata; a broken new per-stream
