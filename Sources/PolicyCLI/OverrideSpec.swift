@@ -87,21 +87,19 @@ public enum ControlWrites {
     public static func setApp(_ appKey: String, _ spec: OverrideSpec, persist: Bool) -> [MetadataWrite] {
         var request = spec.appRequest
         request.persist = persist
-        return [MetadataWrite(subject: 0, key: AgentProtocol.appOverrideKey(appKey), type: AgentProtocol.jsonType,
-                              value: CLIJSON.line(request))]
+        return [.agent(subject: 0, AgentProtocol.appOverrideKey(appKey), CLIJSON.line(request))]
     }
 
     public static func unsetApp(_ appKey: String) -> [MetadataWrite] {
-        [MetadataWrite(subject: 0, key: AgentProtocol.appOverrideKey(appKey), type: nil, value: nil)]
+        [.agent(subject: 0, AgentProtocol.appOverrideKey(appKey), nil)]
     }
 
     public static func silentMode(_ choice: SilentChoice) -> [MetadataWrite] {
-        [MetadataWrite(subject: 0, key: AgentProtocol.silentModeKey, type: AgentProtocol.jsonType,
-                       value: AgentProtocol.silentModeValue(choice))]
+        [.agent(subject: 0, AgentProtocol.silentModeKey, AgentProtocol.silentModeValue(choice))]
     }
 
     public static func resume(_ id: UInt32) -> [MetadataWrite] {
-        [MetadataWrite(subject: id, key: AgentProtocol.resumeKey, type: AgentProtocol.jsonType, value: "true")]
+        [.agent(subject: id, AgentProtocol.resumeKey, "true")]
     }
 }
 
