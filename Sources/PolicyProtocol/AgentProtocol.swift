@@ -287,22 +287,24 @@ public struct OutputStatus: Codable, Sendable, Equatable {
 /// What the agent decided for one stream, and why.
 public struct StreamStatus: Codable, Sendable, Equatable {
     public struct Hold: Codable, Sendable, Equatable {
-        /// "interrupted", "waiting" or "route-lost".
-        public var kind: String
+        // Members in key order, as the text sorts them: written straight
+        // through (JSONTextEncoder).
+        /// Whether the app's clock stands still while held: "stopped" (its
+        /// stream is suspended or idle) or "running" (it plays on into
+        /// nothing: what it plays meanwhile is lost; docs/HOLDS.md).
+        public var app: String?
         /// The session that caused it and its app name (interrupted, waiting).
         public var by: String?
         public var byApp: String?
         /// Which of the sessions named `byApp` (`SessionName.which`), when
         /// the name alone does not say it.
         public var byWhich: String?
-        /// Whether it resumes on its own when the cause ends.
-        public var resumable: Bool
+        /// "interrupted", "waiting" or "route-lost".
+        public var kind: String
         /// The output that went away (route-lost).
         public var output: String?
-        /// Whether the app's clock stands still while held: "stopped" (its
-        /// stream is suspended or idle) or "running" (it plays on into
-        /// nothing: what it plays meanwhile is lost; docs/HOLDS.md).
-        public var app: String?
+        /// Whether it resumes on its own when the cause ends.
+        public var resumable: Bool
         public init(kind: String, by: String? = nil, byApp: String? = nil, byWhich: String? = nil, resumable: Bool,
                     output: String? = nil, app: String? = nil) {
             self.kind = kind; self.by = by; self.byApp = byApp; self.byWhich = byWhich; self.resumable = resumable
@@ -315,8 +317,8 @@ public struct StreamStatus: Codable, Sendable, Equatable {
         }
     }
     public struct Ducker: Codable, Sendable, Equatable {
-        public var session: String
         public var app: String
+        public var session: String
         /// Which of the sessions named `app`, when the name alone does not say it.
         public var which: String?
         public init(session: String, app: String, which: String? = nil) {
@@ -331,46 +333,49 @@ public struct StreamStatus: Codable, Sendable, Equatable {
         public var busName: String
         /// Its `Identity`, when it gave one.
         public var identity: String?
-        /// Its `PlaybackStatus` as it spells it ("Playing", "Paused", "Stopped").
-        public var status: String
         /// How it was matched to the stream, in words.
         public var matchedBy: String
         /// Set when pw-policy paused it: what it does next, in words.
         public var pausedByAgent: String?
+        /// Its `PlaybackStatus` as it spells it ("Playing", "Paused", "Stopped").
+        public var status: String
         public init(busName: String, identity: String?, status: String, matchedBy: String, pausedByAgent: String? = nil) {
             self.busName = busName; self.identity = identity; self.status = status; self.matchedBy = matchedBy
             self.pausedByAgent = pausedByAgent
         }
     }
 
-    public var id: UInt32
+    // Members in key order, as the text sorts them: the statuses of
+    // hundreds of streams are written straight through after every reaction
+    // (JSONTextEncoder; JSONTextEncoderTests check the order).
     public var app: String
     public var appKey: String
-    public var session: String
-    public var direction: String
-    public var state: String
     public var category: String
-    public var options: [String]
-    public var mode: String
+    public var direction: String
+    public var duckedBy: [Ducker]
     public var exempt: Bool
-    /// override, stream-properties, rule, inference or default.
-    public var source: String
-    public var reason: String
-    public var warnings: [String]
+    public var explanation: [String]
     /// The policy gain the engine wants (Props `volume`).
     public var gain: Double
     public var hold: Hold?
-    public var silenced: Bool
-    public var duckedBy: [Ducker]
+    public var id: UInt32
+    public var mode: String
+    public var options: [String]
     /// The sink it plays to, if linked: through a role loopback of
     /// WirePlumber's, the sink the loopback plays to.
     public var output: String?
+    /// The media player that controls it; absent when none was matched.
+    public var player: Player?
+    public var reason: String
+    public var session: String
+    public var silenced: Bool
+    /// override, stream-properties, rule, inference or default.
+    public var source: String
+    public var state: String
     /// The WirePlumber role loopback it plays through (its description,
     /// "Multimedia"); absent when it plays straight to its output.
     public var via: String?
-    public var explanation: [String]
-    /// The media player that controls it; absent when none was matched.
-    public var player: Player?
+    public var warnings: [String]
 
     public init(id: UInt32, app: String, appKey: String, session: String, direction: String, state: String,
                 category: String, options: [String], mode: String, exempt: Bool, source: String, reason: String,

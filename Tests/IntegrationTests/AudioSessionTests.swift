@@ -148,12 +148,16 @@ extension TimingSensitiveSuites {
 
             var figures: [String] = []
             for notify in [true, false] {
+                // Only an active session is told it was interrupted.
+                #expect(scene.client.wait(timeout: 5) { _ in player.property("Active") == "true" },
+                        "the player plays before the call; log:\n\(scene.log.suffix(3000))")
                 voip.create("play-and-record")
                 let before = player.lines.count
                 voip.request("spawn call pw-loopback '--capture-props={ node.name=voip-in }' '--playback-props={ node.name=voip-out }'")
                 let began = player.wait(after: before) { $0.word == "signal" && $0.text.contains("InterruptionBegan") }
+                Self.report("notify \(notify): the player session was told \(began.map(\.text) ?? "nothing in 5 s")")
                 #expect(began?.text.hasSuffix("InterruptionBegan [\"pw-loopback\", \"play-and-record\", true]") == true,
-                        "\(String(describing: began))")
+                        "\(String(describing: began)); signals: \(player.signals(after: before)); log:\n\(scene.log.suffix(3000))")
                 #expect(player.property("Interrupted") == "true")
                 let paused = scene.client.wait(timeout: 5) { _ in mpv.isPaused() == true && scene.polledStatus(id: mpvID)?.hold != nil }
                 #expect(paused, "mpv is paused over MPRIS during the call")

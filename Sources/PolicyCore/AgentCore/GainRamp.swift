@@ -20,7 +20,7 @@ public struct GainRamp: Sendable, Equatable, Codable {
     /// restarted agent begins it then at the latest.
     public var waitsForLinking = false
 
-    private enum CodingKeys: String, CodingKey { case from, to, start, duration }
+    private enum CodingKeys: String, CodingKey { case duration, from, start, to }  // in key order
 
     public init(from: Double, to: Double, start: Double, duration: Double) {
         self.from = from; self.to = to; self.start = start; self.duration = max(0, duration)

@@ -4,20 +4,24 @@
 public struct EngineMemory: Sendable, Equatable, Codable {
     /// Kept only while the session is active (debounce included).
     public struct SessionMemory: Sendable, Equatable, Codable {
+        // Members in key order, as the journal's text sorts them: written
+        // straight through (JSONTextEncoder).
+
         /// When the session became active (its place in the activation order).
         public var activeSince: Double
-        /// When it was last seen active; a gap shorter than the debounce keeps it active.
-        public var lastActive: Double
-        /// What the session was, so it keeps acting during a debounce gap even
-        /// when its streams are gone (a prompt that opens a new stream per phrase).
-        public var category: Category
-        public var options: Set<PolicyOption>
-        public var mode: AudioMode
+        /// What the session was — app name, category, mode and options —,
+        /// so it keeps acting during a debounce gap even when its streams
+        /// are gone (a prompt that opens a new stream per phrase).
         public var appName: String
-        /// Held by another session in that decision.
-        public var interruption: InterruptionMemory?
+        public var category: Category
         /// Ducked in that decision, to this level.
         public var ducked: Double?
+        /// Held by another session in that decision.
+        public var interruption: InterruptionMemory?
+        /// When it was last seen active; a gap shorter than the debounce keeps it active.
+        public var lastActive: Double
+        public var mode: AudioMode
+        public var options: Set<PolicyOption>
         public init(activeSince: Double, lastActive: Double, category: Category = .playback,
                     options: Set<PolicyOption> = [], mode: AudioMode = .default, appName: String = "",
                     interruption: InterruptionMemory? = nil, ducked: Double? = nil) {
@@ -38,17 +42,20 @@ public struct EngineMemory: Sendable, Equatable, Codable {
         }
     }
     public struct StreamMemory: Sendable, Equatable, Codable {
-        /// The last output it played to and whether that output was private.
+        // Members in key order, as the journal's text sorts them: written
+        // straight through (JSONTextEncoder).
+
+        /// The last output it played to, its name, and whether it was private.
         public var lastOutput: UInt32?
-        public var lastOutputPrivate: Bool
         public var lastOutputName: String?
-        /// Held because its private output went away, until resumed or moved.
-        public var routeLost: Bool
+        public var lastOutputPrivate: Bool
         /// The output whose private port the user switched away from while it
         /// played there (a port picked, not a jack pulled), while it still
         /// plays there: `explain` says why it was not held. Nil in journals
         /// written before ports were followed.
         public var portPickedOn: String?
+        /// Held because its private output went away, until resumed or moved.
+        public var routeLost: Bool
         /// When the route was lost (nil in journals written before
         /// `route.resume-on-return`).
         public var routeLostAt: Double?

@@ -5,11 +5,11 @@ public enum JSONValueEncoder {
         try tree(value).value
     }
 
-    /// The text JSONValue.text writes for `encode(value)`, written straight
-    /// from the tree the encoding built: the journal is written before the
-    /// gains of every reaction, and at hundreds of streams building a second
-    /// tree cost as much as the first (docs/PERFORMANCE.md, "Limits found").
+    /// The text JSONValue.text writes for `encode(value)`, written as the
+    /// value encodes itself (JSONTextEncoder); through the tree when that
+    /// cannot, which also says where an encoding failed.
     public static func text<T: Encodable>(_ value: T, escapingSlashes: Bool = true) throws -> [UInt8] {
+        if let text = JSONTextEncoder.text(value, escapingSlashes: escapingSlashes) { return text }
         var output: [UInt8] = []
         try tree(value).write(to: &output, escapingSlashes: escapingSlashes)
         return output

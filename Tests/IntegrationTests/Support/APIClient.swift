@@ -45,7 +45,9 @@ final class APIClient {
 
     var lines: [Line] {
         let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-        return text.split(separator: "\n").compactMap { raw in
+        // Whole lines only: the client may be writing the last one.
+        let whole = text.lastIndex(of: "\n").map { text[...$0] } ?? ""
+        return whole.split(separator: "\n").compactMap { raw in
             let words = raw.split(separator: " ").map(String.init)
             guard words.count >= 2, let time = Double(words[0]) else { return nil }
             return Line(time: time, word: words[1], rest: Array(words.dropFirst(2)))

@@ -7,7 +7,11 @@
 public struct AgentJournal: Codable, Sendable, Equatable {
     public var version: Int = 1
     /// The user's silent switch (`pw-policy silent on|off|follow`).
-    public var silentChoice: SilentChoice = .follow
+    public var silentChoice: SilentChoice = .follow {
+        didSet { silentMode = silentChoice == .on }
+    }
+    /// The switch as an older agent reads it, still written: on, or not.
+    private var silentMode = false
     /// Do Not Disturb as last read (nil: never read): a change of it ends
     /// an explicit choice, also one that happened while no agent ran.
     public var doNotDisturbSeen: Bool?
@@ -32,47 +36,6 @@ public struct AgentJournal: Codable, Sendable, Equatable {
 
     public init() {}
 
-    private enum CodingKeys: String, CodingKey {
-        case version, silentMode, silentChoice, doNotDisturbSeen, appOverrides, applied, memory, pausedPlayers, wirePlumberKeys
-        case wirePlumberDuckLevel
-    }
-
-    /// `silentMode` (a boolean) is still written, for an older agent that
-    /// reads this journal: on, or not.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(version, forKey: .version)
-        try container.encode(silentChoice == .on, forKey: .silentMode)
-        try container.encode(silentChoice, forKey: .silentChoice)
-        try container.encodeIfPresent(doNotDisturbSeen, forKey: .doNotDisturbSeen)
-        try container.encode(appOverrides, forKey: .appOverrides)
-        try container.encode(applied, forKey: .applied)
-        try container.encode(memory, forKey: .memory)
-        try container.encode(pausedPlayers, forKey: .pausedPlayers)
-        try container.encode(wirePlumberKeys, forKey: .wirePlumberKeys)
-        try container.encodeIfPresent(wirePlumberDuckLevel, forKey: .wirePlumberDuckLevel)
-    }
-
-    /// Fields added after version 1 may be missing from a journal an older
-    /// agent wrote: they take their defaults rather than making the journal
-    /// unreadable (which would lose the user's settings).
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        version = try container.decode(Int.self, forKey: .version)
-        // Before `silentChoice`, off was the default and on the only choice.
-        let legacySilentMode = try container.decode(Bool.self, forKey: .silentMode)
-        silentChoice = try container.decodeIfPresent(SilentChoice.self, forKey: .silentChoice)
-            ?? (legacySilentMode ? .on : .follow)
-        doNotDisturbSeen = try container.decodeIfPresent(Bool.self, forKey: .doNotDisturbSeen)
-        appOverrides = try container.decode([String: AppOverrideRequest].self, forKey: .appOverrides)
-        applied = try container.decode([UInt32: AppliedStream].self, forKey: .applied)
-        memory = try container.decode(EngineMemory.self, forKey: .memory)
-        pausedPlayers = try container.decodeIfPresent([String: PausedPlayer].self, forKey: .pausedPlayers) ?? [:]
-        wirePlumberKeys = try container.decodeIfPresent([String: WirePlumberStreamState.UserVolumes].self,
-                                                        forKey: .wirePlumberKeys) ?? [:]
-        wirePlumberDuckLevel = try container.decodeIfPresent(String.self, forKey: .wirePlumberDuckLevel)
-    }
-
     /// `$XDG_STATE_HOME/pw-policy/state.json`, else `~/.local/state/pw-policy/state.json`.
     /// Empty or relative values count as unset (the XDG base directory spec).
     public static func path(environment: [String: String]) -> String {
@@ -83,12 +46,24 @@ public struct AgentJournal: Codable, Sendable, Equatable {
 
     /// The journal as the agent writes it (sorted keys: a diff of two reads well).
     public func encoded() throws -> [UInt8] {
-        try JournalText.encode(self)
+        try JSONValueEncoder.text(self)
     }
 
+    /// Fields added after version 1 may be missing from a journal an older
+    /// agent wrote: they take their defaults rather than making the journal
+    /// unreadable (which would lose the user's settings). Before
+    /// `silentChoice`, off was the default and on the only choice.
     public static func decoded<Bytes: Sequence<UInt8>>(from data: Bytes) throws -> AgentJournal {
-        try JSONValueDecoder.decode(AgentJournal.self, from: data)
+        var journal = try JSONParser.parse(data)
+        if case .object(var members) = journal {
+            for (key, value) in defaultMembers where members[key] == nil { members[key] = value }
+            if members["silentMode"] == .bool(true) { members["silentChoice"] = .string(SilentChoice.on.rawValue) }
+            journal = .object(members)
+        }
+        return try JSONValueDecoder.decode(AgentJournal.self, from: journal)
     }
+
+    private static let defaultMembers = (try? JSONValueEncoder.encode(AgentJournal()).members) ?? [:]
 
     /// Whether `other` differs in anything worth a write. The decision's time
     /// and when each active session was last seen active change on every

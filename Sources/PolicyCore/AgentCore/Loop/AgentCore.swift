@@ -88,10 +88,13 @@ public struct AgentCore: Sendable {
         let (controls, warnings) = publishing.readRequests(in: graph)
         effects += warnings
         let switchIsThere = graph.metadata(named: AgentProtocol.metadataName) != nil
-        let silent = silencing.follow(choice: &journal.silentChoice, seen: &journal.doNotDisturbSeen,
+        var choice = journal.silentChoice, seen = journal.doNotDisturbSeen
+        let silent = silencing.follow(choice: &choice, seen: &seen,
                                       requested: controls.silentMode, doNotDisturb: observation.doNotDisturb,
                                       following: config.config.settings.followDoNotDisturb, switchIsThere: switchIsThere,
                                       now: now)
+        journal.silentChoice = choice
+        journal.doNotDisturbSeen = seen
         let silentMode = silent.mode
         if let text = silent.event { effects += publishing.emit(EventRecord(seq: 0, type: .silentMode, text: text), graph: graph) }
         if let choice = silent.rewrite {

@@ -161,7 +161,7 @@ struct PublishingRoom: Sendable {
         }
         // Compared first, sorted and encoded only when changed.
         for id in current.compactMap({ published.streams[$0.key] != $0.value ? $0.key : nil }).sorted() {
-            effects.append(.setMetadata(.agent(subject: id, AgentProtocol.streamKey, StreamStatusText.encode(current[id]!))))
+            effects.append(.setMetadata(.agent(subject: id, AgentProtocol.streamKey, StatusPublisher.json(current[id]!))))
         }
         for id in published.streams.keys.sorted() where current[id] == nil {
             effects.append(.setMetadata(.agent(subject: id, AgentProtocol.streamKey, nil)))
