@@ -73,7 +73,21 @@ final class JSONTextWriter {
 
         /// Before `other` in the byte order of the keys' UTF-8.
         func precedes(_ other: Member) -> Bool {
-            prefix != other.prefix ? prefix < other.prefix : key.utf8.lexicographicallyPrecedes(other.key.utf8)
+            prefix != other.prefix ? prefix < other.prefix : Self.bytesPrecede(key, other.key)
+        }
+
+        /// The keys of a map often begin alike (`pid:…`): compared as the
+        /// bytes they are, not through the UTF-8 view's iterator.
+        private static func bytesPrecede(_ a: String, _ b: String) -> Bool {
+            var a = a, b = b
+            return a.withUTF8 { x in
+                b.withUTF8 { y in
+                    for index in 0..<min(x.count, y.count) where x[index] != y[index] {
+                        return x[index] < y[index]
+                    }
+                    return x.count < y.count
+                }
+            }
         }
     }
 
