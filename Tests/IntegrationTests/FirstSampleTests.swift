@@ -69,7 +69,8 @@ extension TimingSensitiveSuites {
             recorder.stop(signal: SIGINT)
             let loud = try Audio.loudFrames(ofWAV: scene.sandbox.path(monitor), threshold: 0.001)
             if loud > 0 && name.hasPrefix("run") {
-                Self.report("\(name): the alert's stream \(seen)")
+                // The agent's side of it too: whether the gate was armed, what it refused.
+                Self.report("\(name): the alert's stream \(seen); the agent's log:\n\(scene.log.suffix(3000))")
             }
             return loud
         }
