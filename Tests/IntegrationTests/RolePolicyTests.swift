@@ -162,7 +162,7 @@ extension TimingSensitiveSuites {
             // Stopped, the agent gives WirePlumber its duck level back.
             scene.stopAgent()
             #expect(scene.client.wait { _ in Self.duckLevelSetting(scene) == "0.3" },
-                    "WirePlumber's duck level after the agent stopped: \(String(describing: Self.duckLevelSetting(scene)))")
+                    "WirePlumber's duck level after the agent stopped: \(String(describing: Self.duckLevelSetting(scene))); the agent's log:\n\(scene.log.suffix(3000))")
         }
 
         /// The headphones go while the music plays to them through its
