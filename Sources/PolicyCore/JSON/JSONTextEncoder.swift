@@ -144,6 +144,13 @@ final class JSONTextWriter {
         output.append(contentsOf: (value ? "true" : "false").utf8)
     }
 
+    /// A super encoder may write nothing, which would leave a key without a
+    /// value: the tree encoder writes such a value, and this one a scrap.
+    func unsupportedEncoder() -> any Encoder {
+        unsupported = true
+        return JSONTextEncoding(writer: JSONTextWriter(escapingSlashes: escapingSlashes), level: 0)
+    }
+
     func null() {
         output.append(contentsOf: "null".utf8)
     }
@@ -286,15 +293,8 @@ struct JSONTextKeyedEncoder<Key: CodingKey>: KeyedEncodingContainerProtocol {
         writer.member(key.stringValue, in: level)
         return JSONTextEncoding(writer: writer, level: level + 1).unkeyedContainer()
     }
-    mutating func superEncoder() -> any Encoder { unsupported() }
-    mutating func superEncoder(forKey key: Key) -> any Encoder { unsupported() }
-
-    /// A super encoder may write nothing, which would leave a key without a
-    /// value: the tree encoder writes such a value.
-    private func unsupported() -> any Encoder {
-        writer.unsupported = true
-        return JSONTextEncoding(writer: JSONTextWriter(escapingSlashes: writer.escapingSlashes), level: 0)
-    }
+    mutating func superEncoder() -> any Encoder { writer.unsupportedEncoder() }
+    mutating func superEncoder(forKey key: Key) -> any Encoder { writer.unsupportedEncoder() }
 }
 
 struct JSONTextUnkeyedEncoder: UnkeyedEncodingContainer {
@@ -321,10 +321,7 @@ struct JSONTextUnkeyedEncoder: UnkeyedEncodingContainer {
         writer.element(in: level)
         return JSONTextEncoding(writer: writer, level: level + 1).unkeyedContainer()
     }
-    mutating func superEncoder() -> any Encoder {
-        writer.unsupported = true
-        return JSONTextEncoding(writer: JSONTextWriter(escapingSlashes: writer.escapingSlashes), level: 0)
-    }
+    mutating func superEncoder() -> any Encoder { writer.unsupportedEncoder() }
 }
 
 struct JSONTextSingleValueEncoder: SingleValueEncodingContainer {
