@@ -14,7 +14,9 @@
 #include <time.h>
 
 // The packed state: bits 0-13 the generation, 14 measured, 15 loud, 16-63
-// the last loud block's CLOCK_MONOTONIC time in milliseconds (+1; 0: none).
+// the last loud block's CLOCK_MONOTONIC time in microseconds (+1; 0: none;
+// 48 bits last 8 years of uptime). The first loud block's time is packed
+// the same way beside it, with the generation and no flags.
 #define GENERATION_MASK 0x3fffu
 #define MEASURED (1u << 14)
 #define LOUD (1u << 15)
@@ -32,16 +34,17 @@ struct cpw_peak_meter {
     // Written by the data thread (the state) and the loop thread (the
     // generation); read by both.
     _Atomic uint64_t state;
+    _Atomic uint64_t first_loud;
     _Atomic uint32_t generation;
     _Atomic int filter_state;
     // No callbacks until cpw_peak_meter_new has returned it.
     bool ready;
 };
 
-static uint64_t now_msec(void) {
+static uint64_t now_usec(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
 static void on_process(void *data, struct spa_io_position *position) {
@@ -74,9 +77,12 @@ static void on_process(void *data, struct spa_io_position *position) {
     bool loud = peak >= meter->level;
     if ((old & GENERATION_MASK) != generation)
         old = generation;  // a new stream: nothing measured yet
-    if (loud)
-        next = ((now_msec() + 1) << 16) | generation | MEASURED | LOUD;
-    else
+    if (loud) {
+        uint64_t stamp = (now_usec() + 1) << 16;
+        next = stamp | generation | MEASURED | LOUD;
+        if ((old >> 16) == 0)
+            atomic_store_explicit(&meter->first_loud, stamp | generation, memory_order_relaxed);
+    } else
         next = (old & ~(uint64_t)FLAGS_MASK) | generation | MEASURED;
     atomic_store_explicit(&meter->state, next, memory_order_release);
     if ((old & FLAGS_MASK) != (next & FLAGS_MASK))
@@ -115,6 +121,7 @@ struct cpw_peak_meter *cpw_peak_meter_new(struct pw_core *core, struct pw_loop *
     meter->changed = changed;
     meter->data = data;
     atomic_init(&meter->state, 0);
+    atomic_init(&meter->first_loud, 0);
     atomic_init(&meter->generation, 0);
     atomic_init(&meter->filter_state, (int)PW_FILTER_STATE_UNCONNECTED);
     meter->wake = pw_loop_add_event(loop, on_wake, meter);
@@ -169,6 +176,10 @@ struct cpw_peak_reading cpw_peak_meter_read(struct cpw_peak_meter *meter) {
     reading.loud = (state & LOUD) != 0;
     uint64_t last = state >> 16;
     reading.has_loud = last != 0;
-    reading.last_loud_msec = last == 0 ? 0 : last - 1;
+    reading.last_loud_usec = last == 0 ? 0 : last - 1;
+    // Stored before the state that says a block was loud (release above).
+    uint64_t first = atomic_load_explicit(&meter->first_loud, memory_order_relaxed);
+    reading.first_loud_usec = reading.has_loud && (first & GENERATION_MASK) == generation && (first >> 16) != 0
+        ? (first >> 16) - 1 : reading.last_loud_usec;
     return reading;
 }

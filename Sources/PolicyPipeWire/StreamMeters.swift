@@ -43,6 +43,14 @@ public final class StreamMeters {
         return readings
     }
 
+    /// When `stream`'s meter heard its first loud block (monotonic seconds,
+    /// as `MonotonicClock.now`), if it did: the benchmark's independent
+    /// "the ducker became audible" (docs/PERFORMANCE.md).
+    public func firstLoud(of stream: UInt32) -> Double? {
+        guard !failed.contains(stream), let number = pool.streams[stream] else { return nil }
+        return nodes[number]?.firstLoud
+    }
+
     /// Meters exactly these streams (node id → serial): each gets a meter,
     /// meters no longer needed are kept for the next ones.
     public func meter(_ streams: [UInt32: UInt64]) {
@@ -166,7 +174,14 @@ private final class MeterNode {
         guard let meter else { return AudibilityMeter.Blocks() }
         let reading = cpw_peak_meter_read(meter)
         return AudibilityMeter.Blocks(measured: reading.measured, latestLoud: reading.loud,
-                                      lastLoud: reading.has_loud ? Double(reading.last_loud_msec) / 1000 : nil)
+                                      lastLoud: reading.has_loud ? Double(reading.last_loud_usec) / 1_000_000 : nil)
+    }
+
+    /// When it heard the first loud block on its current stream.
+    var firstLoud: Double? {
+        guard let meter else { return nil }
+        let reading = cpw_peak_meter_read(meter)
+        return reading.has_loud ? Double(reading.first_loud_usec) / 1_000_000 : nil
     }
 
     /// It meters another stream from now on.

@@ -10,6 +10,9 @@ struct DuckSample {
     var linked: Double?
     /// Its node went running: from here the policy counts it as active.
     var running: Double?
+    /// Its first loud block, at a peak meter of the observer's own: from
+    /// here a meter can hear it (docs/PERFORMANCE.md, "The first duck step").
+    var audible: Double?
     /// The first background stream's Props volume left 1: our reaction.
     var firstDucked: Double?
     /// Every background stream's volume had left 1.
@@ -17,6 +20,10 @@ struct DuckSample {
 
     /// Ours: from the ducker becoming active to the first duck step.
     var ours: Double? { diff(firstDucked, running) }
+    /// The ducker's own start: from running to its first audible block.
+    var toAudible: Double? { diff(audible, running) }
+    /// Ours once it can be heard: from its first audible block to the first duck step.
+    var afterAudible: Double? { diff(firstDucked, audible) }
     /// WirePlumber's: from the ducker's node appearing to its link.
     var wirePlumber: Double? { diff(linked, appeared) }
     /// End to end: from the node appearing to the first duck step.
@@ -44,13 +51,19 @@ enum DuckRun {
             var sample = DuckSample()
             var ducker: UInt32?
             var ducked = Set<UInt32>()
+            observer.onMeterChange = {
+                if sample.audible == nil, let ducker { sample.audible = observer.meters.firstLoud(of: ducker) }
+            }
             observer.onEvent = { change, time in
                 let graph = observer.graph
                 switch change {
                 case .added(let object):
-                    if ducker == nil, graph.nodes[object]?.name == name {
+                    if ducker == nil, let node = graph.nodes[object], node.name == name {
                         ducker = object
                         sample.appeared = time
+                        observer.meters.meter([object: node.serial ?? 0])
+                    } else if let ducker, graph.ports[object]?.nodeID == ducker {
+                        observer.meters.relink()
                     } else if sample.linked == nil, let ducker, let link = graph.links[object], link.outputNode == ducker,
                               graph.nodes[link.inputNode]?.isAgentsOwn != true {
                         // WirePlumber's link, not the agent's to its meter.
@@ -73,6 +86,9 @@ enum DuckRun {
                              + "policy.category=playback policy.options=[duck-others]"])
             observer.wait(timeout: 10) { sample.allDucked != nil }
             observer.onEvent = nil
+            observer.onMeterChange = nil
+            // The meter is kept for the next ducker, as the agent keeps its own.
+            observer.meters.meter([:])
             scene.load.send(["stop \(id)"])
             observer.wait(timeout: 10) { observer.node(named: name) == nil && scene.backgroundRestored() }
             // A native ramp reports its target when it is sent and then runs on

@@ -14,6 +14,11 @@ final class Observer {
     var onEvent: ((GraphMirror.ObjectChange, Double) -> Void)?
     private var idsByName: [String: UInt32] = [:]
     private var namesByID: [UInt32: String] = [:]
+    /// The observer's own peak meters (the agent's kind), for when a stream
+    /// became audible, independently of the agent's meters.
+    private(set) var meters: StreamMeters!
+    /// Called when one of `meters` changed (its node appeared, what it heard).
+    var onMeterChange: (() -> Void)?
     /// When the last Props change of any node arrived.
     private(set) var lastPropsChange = 0.0
 
@@ -37,8 +42,17 @@ final class Observer {
             }
             onEvent?(change, now)
         }
+        meters = StreamMeters(mirror: mirror) { [unowned self] in
+            // A meter's node appeared: it can be linked now.
+            meters.relink()
+            onMeterChange?()
+        }
         guard mirror.waitForInitialSync(timeout: 10) else { throw BenchError("the observer got no initial graph") }
     }
+
+    /// The meters go before the connection they are nodes on: its end
+    /// would otherwise report their state to an observer already gone.
+    deinit { meters = nil }
 
     var graph: Graph { mirror.graph }
 

@@ -130,6 +130,12 @@ enum Report {
                                   milliseconds(spread.p50), milliseconds(spread.p95), milliseconds(spread.p99),
                                   milliseconds(spread.max)]))
             }
+            for (what, values) in [("duck: running → the ducker audible (its first loud block, at the observer's own meter)", size.duck.map(\.toAudible)),
+                                   ("duck: audible → first duck step (pw-policy's part)", size.duck.map(\.afterAudible))] {
+                guard let values = Percentiles(values) else { continue }
+                lines.append(row(["\(size.streams)", what, "\(values.count)", milliseconds(values.p50), milliseconds(values.p95),
+                                  milliseconds(values.p99), milliseconds(values.max)]))
+            }
             if let whole = Percentiles(size.duck.map(\.endToEnd)) {
                 lines.append(row(["\(size.streams)", "duck: node appears → first duck step (includes WirePlumber linking)",
                                   "\(whole.count)", milliseconds(whole.p50), milliseconds(whole.p95),

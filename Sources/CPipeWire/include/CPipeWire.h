@@ -73,10 +73,12 @@ struct cpw_peak_reading {
     bool measured;
     /// The latest block's peak was at or above the meter's level.
     bool loud;
-    /// Some block was loud; then `last_loud_msec` is when the latest loud
-    /// one was measured (CLOCK_MONOTONIC, milliseconds).
+    /// Some block was loud; then `last_loud_usec` is when the latest loud
+    /// one was measured and `first_loud_usec` when the first was
+    /// (CLOCK_MONOTONIC, microseconds).
     bool has_loud;
-    uint64_t last_loud_msec;
+    uint64_t last_loud_usec;
+    uint64_t first_loud_usec;
 };
 struct cpw_peak_meter;
 /// Makes a meter node on `core` (a pw_filter with properties `props` and
