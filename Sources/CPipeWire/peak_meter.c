@@ -6,6 +6,12 @@
 // facts in one atomic word and wakes the agent's loop only when whether the
 // latest block was loud changes, or on the first block: what it measured
 // becomes an Audibility in the core (AudibilityMeter.Blocks).
+//
+// The filter lives on a connection of its own thread (ThreadConnection): the
+// daemon starts it, with its format and buffers, when the stream it meters
+// is linked, and the agent's loop may be reconciling then. Its state
+// changes reach the agent's loop as wakes too, and what the agent reads of
+// it is atomic.
 #include "CPipeWire.h"
 #include <errno.h>
 #include <math.h>
@@ -23,6 +29,7 @@
 #define FLAGS_MASK 0xffffu
 
 struct cpw_peak_meter {
+    struct pw_thread_loop *thread;
     struct pw_filter *filter;
     struct spa_hook listener;
     struct pw_loop *loop;
@@ -31,14 +38,13 @@ struct cpw_peak_meter {
     float level;
     void (*changed)(void *data);
     void *data;
-    // Written by the data thread (the state) and the loop thread (the
-    // generation); read by both.
+    // Written by the data thread (the state), the agent's loop (the
+    // generation) and the filter's thread (its state and node id); read by all.
     _Atomic uint64_t state;
     _Atomic uint64_t first_loud;
     _Atomic uint32_t generation;
     _Atomic int filter_state;
-    // No callbacks until cpw_peak_meter_new has returned it.
-    bool ready;
+    _Atomic uint32_t node_id;
 };
 
 static uint64_t now_usec(void) {
@@ -89,20 +95,21 @@ static void on_process(void *data, struct spa_io_position *position) {
         pw_loop_signal_event(meter->loop, meter->wake);
 }
 
+// On the filter's thread.
 static void on_state_changed(void *data, enum pw_filter_state old, enum pw_filter_state state, const char *error) {
     struct cpw_peak_meter *meter = data;
     (void)old;
     (void)error;
+    atomic_store(&meter->node_id, pw_filter_get_node_id(meter->filter));
     atomic_store(&meter->filter_state, (int)state);
-    if (meter->ready)
-        meter->changed(meter->data);
+    pw_loop_signal_event(meter->loop, meter->wake);
 }
 
+// On the agent's loop, which made the meter: never before it was returned.
 static void on_wake(void *data, uint64_t count) {
     struct cpw_peak_meter *meter = data;
     (void)count;
-    if (meter->ready)
-        meter->changed(meter->data);
+    meter->changed(meter->data);
 }
 
 static const struct pw_filter_events filter_events = {
@@ -111,11 +118,13 @@ static const struct pw_filter_events filter_events = {
     .process = on_process,
 };
 
-struct cpw_peak_meter *cpw_peak_meter_new(struct pw_core *core, struct pw_loop *loop, const struct spa_dict *props,
-                                          float level, void (*changed)(void *data), void *data) {
+struct cpw_peak_meter *cpw_peak_meter_new(struct pw_thread_loop *thread, struct pw_core *core, struct pw_loop *loop,
+                                          const struct spa_dict *props, float level, void (*changed)(void *data),
+                                          void *data) {
     struct cpw_peak_meter *meter = calloc(1, sizeof(*meter));
     if (meter == NULL)
         return NULL;
+    meter->thread = thread;
     meter->loop = loop;
     meter->level = level;
     meter->changed = changed;
@@ -124,20 +133,24 @@ struct cpw_peak_meter *cpw_peak_meter_new(struct pw_core *core, struct pw_loop *
     atomic_init(&meter->first_loud, 0);
     atomic_init(&meter->generation, 0);
     atomic_init(&meter->filter_state, (int)PW_FILTER_STATE_UNCONNECTED);
+    atomic_init(&meter->node_id, SPA_ID_INVALID);
     meter->wake = pw_loop_add_event(loop, on_wake, meter);
     if (meter->wake == NULL)
         goto error;
+    pw_thread_loop_lock(thread);
     meter->filter = pw_filter_new(core, "pw-policy meter", pw_properties_new_dict(props));
-    if (meter->filter == NULL)
+    bool connected = false;
+    if (meter->filter != NULL) {
+        pw_filter_add_listener(meter->filter, &meter->listener, &filter_events, meter);
+        meter->port = pw_filter_add_port(meter->filter, PW_DIRECTION_INPUT, PW_FILTER_PORT_FLAG_MAP_BUFFERS, 0,
+                                         pw_properties_new(PW_KEY_FORMAT_DSP, "32 bit float mono audio",
+                                                           PW_KEY_PORT_NAME, "input", "audio.channel", "MONO", NULL),
+                                         NULL, 0);
+        connected = meter->port != NULL && pw_filter_connect(meter->filter, PW_FILTER_FLAG_RT_PROCESS, NULL, 0) >= 0;
+    }
+    pw_thread_loop_unlock(thread);
+    if (!connected)
         goto error;
-    pw_filter_add_listener(meter->filter, &meter->listener, &filter_events, meter);
-    meter->port = pw_filter_add_port(meter->filter, PW_DIRECTION_INPUT, PW_FILTER_PORT_FLAG_MAP_BUFFERS, 0,
-                                     pw_properties_new(PW_KEY_FORMAT_DSP, "32 bit float mono audio",
-                                                       PW_KEY_PORT_NAME, "input", "audio.channel", "MONO", NULL),
-                                     NULL, 0);
-    if (meter->port == NULL || pw_filter_connect(meter->filter, PW_FILTER_FLAG_RT_PROCESS, NULL, 0) < 0)
-        goto error;
-    meter->ready = true;
     return meter;
 error:
     cpw_peak_meter_destroy(meter);
@@ -147,16 +160,19 @@ error:
 void cpw_peak_meter_destroy(struct cpw_peak_meter *meter) {
     if (meter == NULL)
         return;
-    if (meter->filter != NULL) {
-        spa_hook_remove(&meter->listener);
-        pw_filter_destroy(meter->filter);
-    }
+    // The wake first: no call back into the agent once this returns.
     if (meter->wake != NULL)
         pw_loop_destroy_source(meter->loop, meter->wake);
+    if (meter->filter != NULL) {
+        pw_thread_loop_lock(meter->thread);
+        spa_hook_remove(&meter->listener);
+        pw_filter_destroy(meter->filter);
+        pw_thread_loop_unlock(meter->thread);
+    }
     free(meter);
 }
 
-uint32_t cpw_peak_meter_node_id(struct cpw_peak_meter *meter) { return pw_filter_get_node_id(meter->filter); }
+uint32_t cpw_peak_meter_node_id(struct cpw_peak_meter *meter) { return atomic_load(&meter->node_id); }
 
 bool cpw_peak_meter_failed(struct cpw_peak_meter *meter) {
     return atomic_load(&meter->filter_state) == (int)PW_FILTER_STATE_ERROR;

@@ -14,8 +14,11 @@ final class AgentSession {
     /// When it reconciles: a burst of graph events, desktop changes.
     private var schedule: ReconcileSchedule<EventLoop>!
     private var meters: StreamMeters!
-    /// Refuses the links the start gate refuses; nil when its connection
-    /// could not be made (then only the waiting gain stands).
+    /// The agent's connection on a thread of its own, for the link guard
+    /// and the meters; nil when restoring only, or when it could not be made.
+    private let threadConnection: ThreadConnection?
+    /// Refuses the links the start gate refuses; nil without its connection
+    /// (then only the waiting gain stands).
     private let linkGuard: LinkGuard?
     private var refusalsLogged = 0
     private(set) var isReady = false
@@ -30,11 +33,12 @@ final class AgentSession {
         self.context = context
         mirror = GraphMirror(connection: connection)
         let actions = GraphActions(mirror: mirror)
-        linkGuard = context.options.restoreOnly ? nil : LinkGuard(remote: connection.remote)
+        threadConnection = context.options.restoreOnly ? nil : ThreadConnection(remote: connection.remote)
+        linkGuard = threadConnection.map(LinkGuard.init)
         schedule = ReconcileSchedule(loop: connection.loop, log: { [unowned context] in context.log.debug($0) }) { [unowned self] in
             self.reconcile()
         }
-        meters = StreamMeters(mirror: mirror) { [unowned self] in self.schedule.soon() }
+        meters = StreamMeters(mirror: mirror, thread: threadConnection) { [unowned self] in self.schedule.soon() }
         let performer = PipeWireEffects(connection: connection, actions: actions, log: context.log,
                                         journalPath: context.journalPath, players: context.playerActions,
                                         meters: meters, linkGuard: linkGuard)

@@ -6,15 +6,15 @@ import Glibc
 #endif
 
 /// Destroys the links the start gate refuses the moment the registry
-/// announces them (StartGate; docs/POLICY.md, "The first sample"), on a
-/// connection and a thread of its own.
+/// announces them (StartGate; docs/POLICY.md, "The first sample"), on the
+/// agent's connection on a thread of its own (`ThreadConnection`).
 ///
 /// WirePlumber's link of a new stream carries its first samples 1.5–2.5 ms
 /// after the registry announces it (0.4.13, measured). The agent's own loop
 /// may be in the middle of a reconcile then — 2–8 ms in a debug build — and
 /// a refusal made there came too late in one run of ten beside other work.
-/// This thread does nothing but read the registry: it is never busy when a
-/// link arrives. What it refuses, and where each refused stream was going,
+/// That thread does nothing else but start the meters' nodes: it is never
+/// busy when a link arrives. What it refuses, and where each refused stream was going,
 /// the agent's loop reads back (`refused`, `withoutRefusedLinks`).
 ///
 /// Only links of playback streams into something that is not a capture
@@ -23,9 +23,9 @@ import Glibc
 /// links of a loopback's or filter's playing side (`node.link-group`): it
 /// plays what other streams, gated themselves, play into it.
 public final class LinkGuard: @unchecked Sendable {
-    // @unchecked: the C objects below are touched only on the guard's thread
-    // (its callbacks) and while that thread is stopped (init, deinit); the
-    // state shared with the agent's loop is behind `shared`.
+    // @unchecked: the C objects below are touched only on the connection's
+    // thread (its callbacks) and under its lock (init, deinit); the state
+    // shared with the agent's loop is behind `shared`.
 
     private struct Shared {
         var gate = StartGate.open
@@ -44,37 +44,18 @@ public final class LinkGuard: @unchecked Sendable {
     }
 
     private let shared = Mutex(Shared())
-    private let threadLoop: OpaquePointer      // struct pw_thread_loop *
-    private let context: OpaquePointer         // struct pw_context *
-    private let core: OpaquePointer            // struct pw_core *
+    private let connection: ThreadConnection
     private let registry: OpaquePointer        // struct pw_registry *
     private let registryHook = Hook()
     private var registryEvents: EventsTable<pw_registry_events>?
 
-    /// Connects to `remote` and starts the thread; nil when the daemon
-    /// cannot be reached or the thread not started (the agent then refuses
-    /// nothing: the gate's waiting gain still stands).
-    public init?(remote: String) {
-        PipeWireLibrary.initialize()
-        guard let threadLoop = pw_thread_loop_new("pw-policy-gate", nil) else { return nil }
-        let loop = pw_thread_loop_get_loop(threadLoop)
-        guard let context = withDictionary(Connection.contextProperties, { props in
-            pw_context_new(loop, pw_properties_new_dict(props), 0)
-        }) else {
-            pw_thread_loop_destroy(threadLoop)
-            return nil
-        }
-        let properties = ["remote.name": remote, "application.name": "pw-policy", "media.category": "Manager",
-                          Self.roleKey: "link-guard"]
-        guard let core = withDictionary(properties, { pw_context_connect(context, pw_properties_new_dict($0), 0) }) else {
-            pw_context_destroy(context)
-            pw_thread_loop_destroy(threadLoop)
-            return nil
-        }
-        self.threadLoop = threadLoop
-        self.context = context
-        self.core = core
-        registry = cpw_core_get_registry(core)
+    /// Listens to the registry on `connection`'s thread.
+    public init(connection: ThreadConnection) {
+        self.connection = connection
+        // Held until the listener is on: no global may come before it.
+        pw_thread_loop_lock(connection.threadLoop)
+        defer { pw_thread_loop_unlock(connection.threadLoop) }
+        registry = cpw_core_get_registry(connection.core)
         var table = pw_registry_events()
         table.version = UInt32(PW_VERSION_REGISTRY_EVENTS)
         table.global = { data, id, _, type, _, props in
@@ -90,27 +71,14 @@ public final class LinkGuard: @unchecked Sendable {
         _ = cpw_registry_add_listener(registry, registryHook.pointer, events.pointer,
                                       Unmanaged.passUnretained(self).toOpaque())
         registryHook.attached()
-        guard pw_thread_loop_start(threadLoop) == 0 else {
-            registryHook.remove()
-            pw_proxy_destroy(registry)
-            pw_core_disconnect(core)
-            pw_context_destroy(context)
-            pw_thread_loop_destroy(threadLoop)
-            return nil
-        }
     }
 
     deinit {
-        pw_thread_loop_stop(threadLoop)
-        registryHook.remove()
-        pw_proxy_destroy(registry)
-        pw_core_disconnect(core)
-        pw_context_destroy(context)
-        pw_thread_loop_destroy(threadLoop)
+        connection.withLock {
+            registryHook.remove()
+            pw_proxy_destroy(registry)
+        }
     }
-
-    /// The client property that marks this connection as the agent's guard.
-    public static let roleKey = "pw-policy.role"
 
     /// What is refused from now on.
     public var gate: StartGate {

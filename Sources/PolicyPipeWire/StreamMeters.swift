@@ -10,11 +10,17 @@ import PolicyFiles
 /// volumes. The node has no `media.class`, so WirePlumber makes nothing of
 /// it: no session item, no rescan, no link to wait for. Meters are kept and
 /// given to the next stream (`MeterPool`); the links are the core's
-/// `MeterLinks`. `onChange` is called when a stream's audibility changes,
-/// and when a meter's node appeared (its links can be made).
+/// `MeterLinks`. The nodes are on the agent's connection of its own thread
+/// (`ThreadConnection`), so that the daemon starts them with the stream
+/// while the agent's loop reconciles; the links are made on the agent's
+/// loop. `onChange` is called when a stream's audibility changes, and when
+/// a meter's node appeared (its links can be made).
 public final class StreamMeters {
     private let mirror: GraphMirror
     private var connection: Connection { mirror.connection }
+    /// Where the meters' nodes are; nil when it could not be made (then no
+    /// stream can be metered, and each is judged by its node's state).
+    private let thread: ThreadConnection?
     private let onChange: () -> Void
     private var pool = MeterPool()
     private var nodes: [Int: MeterNode] = [:]
@@ -25,10 +31,14 @@ public final class StreamMeters {
     /// What was last reported of each metered stream.
     private var reported: [UInt32: Audibility] = [:]
 
-    public init(mirror: GraphMirror, onChange: @escaping () -> Void) {
+    public init(mirror: GraphMirror, thread: ThreadConnection?, onChange: @escaping () -> Void) {
         self.mirror = mirror
+        self.thread = thread
         self.onChange = onChange
     }
+
+    /// The nodes go before the thread's connection they are on.
+    deinit { nodes = [:] }
 
     /// What the meters measured, for the core.
     public var readings: AgentCore.Meters {
@@ -60,8 +70,9 @@ public final class StreamMeters {
         let changes = pool.assign(Set(streams.keys).subtracting(failed), linked: linked)
         for number in changes.retire { nodes[number] = nil }
         for number in changes.make {
-            guard loadNodeModule(), let node = MeterNode(connection: connection, number: number,
-                                                         onChange: { [unowned self] in self.meterChanged() })
+            guard let thread, thread.canExportNodes(),
+                  let node = MeterNode(thread: thread, loop: connection.loop, number: number,
+                                       onChange: { [unowned self] in self.meterChanged() })
             else {
                 if let stream = changes.restart[number] { failed.insert(stream) }
                 pool.retire(number)
@@ -119,16 +130,6 @@ public final class StreamMeters {
             onChange()
         }
     }
-
-    /// A meter node is exported by this process: that needs the client-node
-    /// module, which the agent does not load until it meters
-    /// (Connection.contextProperties; PipeWire 0.3.65's client.conf loads it anyway).
-    private func loadNodeModule() -> Bool {
-        let context = connection.context
-        if pw_context_find_export_type(context, InterfaceType.node) == nil,
-           pw_context_load_module(context, "libpipewire-module-client-node", nil, nil) == nil { return false }
-        return true
-    }
 }
 
 /// One meter: a node of the agent's with one input port, its peaks taken on
@@ -140,7 +141,7 @@ private final class MeterNode {
     var isNewlyBound = false
     private var knownID: UInt32?
 
-    init?(connection: Connection, number: Int, onChange: @escaping () -> Void) {
+    init?(thread: ThreadConnection, loop: EventLoop, number: Int, onChange: @escaping () -> Void) {
         self.onChange = onChange
         let props: [String: String] = [
             "node.name": "pw-policy-meter-\(number)", "node.description": "pw-policy meter",
@@ -149,10 +150,9 @@ private final class MeterNode {
             // have one. It links nothing to it and keeps nothing of it.
             "node.autoconnect": "false", "node.passive": "true",
         ]
-        guard let core = try? connection.exportingCore() else { return nil }
         var made: OpaquePointer?
         withDictionary(props) { dict in
-            made = cpw_peak_meter_new(core, connection.loop.pwLoop, dict, AudibilityMeter.audibleLevel, { data in
+            made = cpw_peak_meter_new(thread.threadLoop, thread.core, loop.pwLoop, dict, AudibilityMeter.audibleLevel, { data in
                 guard let data else { return }
                 Unmanaged<MeterNode>.fromOpaque(data).takeUnretainedValue().changed()
             }, Unmanaged.passUnretained(self).toOpaque())

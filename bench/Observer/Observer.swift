@@ -42,7 +42,7 @@ final class Observer {
             }
             onEvent?(change, now)
         }
-        meters = StreamMeters(mirror: mirror) { [unowned self] in
+        meters = StreamMeters(mirror: mirror, thread: ThreadConnection(remote: remote)) { [unowned self] in
             // A meter's node appeared: it can be linked now.
             meters.relink()
             onMeterChange?()

@@ -81,13 +81,15 @@ struct cpw_peak_reading {
     uint64_t first_loud_usec;
 };
 struct cpw_peak_meter;
-/// Makes a meter node on `core` (a pw_filter with properties `props` and
-/// one DSP input port, "input", processed on the data thread) and connects
-/// it. `changed` is called on `loop` when its filter's state changes and
-/// when what it measured changes (the first block, the latest block
-/// turning loud or quiet); not for every block.
-struct cpw_peak_meter *cpw_peak_meter_new(struct pw_core *core, struct pw_loop *loop, const struct spa_dict *props,
-                                          float level, void (*changed)(void *data), void *data);
+/// Makes a meter node on `core`, a connection of `thread`'s (a pw_filter
+/// with properties `props` and one DSP input port, "input", processed on
+/// the data thread) and connects it; called on `loop`'s thread, not
+/// `thread`'s. `changed` is called on `loop` when its filter's state
+/// changes and when what it measured changes (the first block, the latest
+/// block turning loud or quiet); not for every block.
+struct cpw_peak_meter *cpw_peak_meter_new(struct pw_thread_loop *thread, struct pw_core *core, struct pw_loop *loop,
+                                          const struct spa_dict *props, float level, void (*changed)(void *data),
+                                          void *data);
 void cpw_peak_meter_destroy(struct cpw_peak_meter *meter);
 /// Its node's global id; SPA_ID_INVALID until the daemon has it.
 uint32_t cpw_peak_meter_node_id(struct cpw_peak_meter *meter);
