@@ -5,12 +5,17 @@ public struct Graph: Sendable, Equatable {
     public var clients: [UInt32: Client] = [:]
     public var nodes: [UInt32: Node] = [:]
     public var ports: [UInt32: Port] = [:]
-    public var links: [UInt32: Link] = [:]
+    public var links: [UInt32: Link] = [:] { didSet { linksByNode = LinksByNode() } }
     public var devices: [UInt32: Device] = [:]
     /// Metadata objects by id.
     public var metadata: [UInt32: Metadata] = [:]
     /// The daemon itself, from the core's info event (nil until it arrived).
     public var core: Core?
+    /// `links(from:)` and `links(to:)` without a walk over every link: made
+    /// once per version of `links`, when first asked. The planner asks for
+    /// every stream's links, and a walk each was a tenth of a turn beside
+    /// 500 streams (docs/PERFORMANCE.md, "Limits found").
+    private var linksByNode = LinksByNode()
 
     public init() {}
 
@@ -196,14 +201,14 @@ extension Graph {
         metadata.values.first { $0.name == name }
     }
 
-    /// Links leaving any output port of `node`.
+    /// Links leaving any output port of `node`, by id.
     public func links(from node: UInt32) -> [Link] {
-        links.values.filter { $0.outputNode == node }.sorted { $0.id < $1.id }
+        linksByNode.index(of: links).from[node] ?? []
     }
 
-    /// Links entering any input port of `node`.
+    /// Links entering any input port of `node`, by id.
     public func links(to node: UInt32) -> [Link] {
-        links.values.filter { $0.inputNode == node }.sorted { $0.id < $1.id }
+        linksByNode.index(of: links).to[node] ?? []
     }
 
     public func ports(of node: UInt32, direction: PortDirection) -> [Port] {
