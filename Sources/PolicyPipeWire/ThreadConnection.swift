@@ -17,9 +17,6 @@ public final class ThreadConnection: @unchecked Sendable {
     let context: OpaquePointer         // struct pw_context *
     let core: OpaquePointer            // struct pw_core *
 
-    /// The client property that marks the agent's own connections.
-    public static let roleKey = "pw-policy.role"
-
     /// Connects to `remote` and starts the thread; nil when the daemon
     /// cannot be reached or the thread not started.
     public init?(remote: String) {
@@ -33,7 +30,7 @@ public final class ThreadConnection: @unchecked Sendable {
             return nil
         }
         let properties = ["remote.name": remote, "application.name": "pw-policy", "media.category": "Manager",
-                          Self.roleKey: "thread"]
+                          Graph.Node.agentsOwnKey: "thread"]
         guard let core = withDictionary(properties, { pw_context_connect(context, pw_properties_new_dict($0), 0) }) else {
             pw_context_destroy(context)
             pw_thread_loop_destroy(threadLoop)
