@@ -160,15 +160,17 @@ error:
 void cpw_peak_meter_destroy(struct cpw_peak_meter *meter) {
     if (meter == NULL)
         return;
-    // The wake first: no call back into the agent once this returns.
-    if (meter->wake != NULL)
-        pw_loop_destroy_source(meter->loop, meter->wake);
+    // The filter first: once it is gone neither its thread nor the data
+    // thread signals the wake, which then goes on the agent's loop (this
+    // thread), with any wake still pending.
     if (meter->filter != NULL) {
         pw_thread_loop_lock(meter->thread);
         spa_hook_remove(&meter->listener);
         pw_filter_destroy(meter->filter);
         pw_thread_loop_unlock(meter->thread);
     }
+    if (meter->wake != NULL)
+        pw_loop_destroy_source(meter->loop, meter->wake);
     free(meter);
 }
 
