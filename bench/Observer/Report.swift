@@ -32,19 +32,24 @@ enum Report {
 
     static func row(_ cells: [String]) -> String { "| " + cells.joined(separator: " | ") + " |" }
 
+    /// One measure's row: its events and percentiles in milliseconds.
+    static func percentileRow(streams: Int, what: String, _ values: Percentiles) -> String {
+        row(["\(streams)", what, "\(values.count)", milliseconds(values.p50), milliseconds(values.p95),
+             milliseconds(values.p99), milliseconds(values.max)])
+    }
+
+    /// The ratio row of two measures, percentile by percentile.
+    static func ratioRow(streams: Int, what: String, _ ours: Percentiles, _ theirs: Percentiles) -> String {
+        row(["\(streams)", what, "", ratio(ours.p50, theirs.p50), ratio(ours.p95, theirs.p95),
+             ratio(ours.p99, theirs.p99), ratio(ours.max, theirs.max)])
+    }
+
     static func latencyRows(streams: Int, what: String, ours: Percentiles?, theirs: Percentiles?) -> [String] {
         var rows: [String] = []
-        if let ours {
-            rows.append(row(["\(streams)", "\(what): pw-policy", "\(ours.count)", milliseconds(ours.p50),
-                             milliseconds(ours.p95), milliseconds(ours.p99), milliseconds(ours.max)]))
-        }
-        if let theirs {
-            rows.append(row(["\(streams)", "\(what): WirePlumber", "\(theirs.count)", milliseconds(theirs.p50),
-                             milliseconds(theirs.p95), milliseconds(theirs.p99), milliseconds(theirs.max)]))
-        }
+        if let ours { rows.append(percentileRow(streams: streams, what: "\(what): pw-policy", ours)) }
+        if let theirs { rows.append(percentileRow(streams: streams, what: "\(what): WirePlumber", theirs)) }
         if let ours, let theirs {
-            rows.append(row(["\(streams)", "\(what): **ratio pw-policy / WirePlumber**", "", ratio(ours.p50, theirs.p50),
-                             ratio(ours.p95, theirs.p95), ratio(ours.p99, theirs.p99), ratio(ours.max, theirs.max)]))
+            rows.append(ratioRow(streams: streams, what: "\(what): **ratio pw-policy / WirePlumber**", ours, theirs))
         }
         return rows
     }
@@ -58,12 +63,10 @@ enum Report {
         for (what, values) in [("harm: WirePlumber links a new stream, with pw-policy", with),
                                ("harm: WirePlumber links a new stream, without pw-policy", without)] {
             guard let values else { continue }
-            rows.append(row(["\(streams)", what, "\(values.count)", milliseconds(values.p50), milliseconds(values.p95),
-                             milliseconds(values.p99), milliseconds(values.max)]))
+            rows.append(percentileRow(streams: streams, what: what, values))
         }
         if let with, let without {
-            rows.append(row(["\(streams)", "harm: **ratio with / without pw-policy**", "", ratio(with.p50, without.p50),
-                             ratio(with.p95, without.p95), ratio(with.p99, without.p99), ratio(with.max, without.max)]))
+            rows.append(ratioRow(streams: streams, what: "harm: **ratio with / without pw-policy**", with, without))
         }
         return rows
     }
@@ -125,28 +128,20 @@ enum Report {
         for size in sizes {
             lines += latencyRows(streams: size.streams, what: "duck", ours: Percentiles(size.duck.map(\.ours)),
                                  theirs: Percentiles(size.duck.map(\.wirePlumber)))
-            if let spread = Percentiles(size.duck.map(\.spread)) {
-                lines.append(row(["\(size.streams)", "duck: running → every other stream ducking", "\(spread.count)",
-                                  milliseconds(spread.p50), milliseconds(spread.p95), milliseconds(spread.p99),
-                                  milliseconds(spread.max)]))
-            }
-            for (what, values) in [("duck: running → the ducker audible (its first loud block, at the observer's own meter)", size.duck.map(\.toAudible)),
-                                   ("duck: audible → first duck step (pw-policy's part)", size.duck.map(\.afterAudible))] {
-                guard let values = Percentiles(values) else { continue }
-                lines.append(row(["\(size.streams)", what, "\(values.count)", milliseconds(values.p50), milliseconds(values.p95),
-                                  milliseconds(values.p99), milliseconds(values.max)]))
-            }
-            if let whole = Percentiles(size.duck.map(\.endToEnd)) {
-                lines.append(row(["\(size.streams)", "duck: node appears → first duck step (includes WirePlumber linking)",
-                                  "\(whole.count)", milliseconds(whole.p50), milliseconds(whole.p95),
-                                  milliseconds(whole.p99), milliseconds(whole.max)]))
+            let duckMeasures: [(String, KeyPath<DuckSample, Double?>)] = [
+                ("duck: running → every other stream ducking", \.spread),
+                ("duck: running → the ducker audible (its first loud block, at the observer's own meter)", \.toAudible),
+                ("duck: audible → first duck step (pw-policy's part)", \.afterAudible),
+                ("duck: node appears → first duck step (includes WirePlumber linking)", \.endToEnd),
+            ]
+            for (what, measure) in duckMeasures {
+                guard let values = Percentiles(size.duck.map { $0[keyPath: measure] }) else { continue }
+                lines.append(percentileRow(streams: size.streams, what: what, values))
             }
             lines += latencyRows(streams: size.streams, what: "hold", ours: Percentiles(size.hold.map(\.ours)),
                                  theirs: Percentiles(size.hold.map(\.wirePlumber)))
             if let unlinked = Percentiles(size.hold.map(\.unlinkedAfter)) {
-                lines.append(row(["\(size.streams)", "hold: sink removed → WirePlumber's new link destroyed", "\(unlinked.count)",
-                                  milliseconds(unlinked.p50), milliseconds(unlinked.p95), milliseconds(unlinked.p99),
-                                  milliseconds(unlinked.max)]))
+                lines.append(percentileRow(streams: size.streams, what: "hold: sink removed → WirePlumber's new link destroyed", unlinked))
             }
             if let harm = size.harm { lines += harmRows(streams: size.streams, harm: harm) }
         }
