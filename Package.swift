@@ -23,14 +23,25 @@ let pipewireIncludes: [String] = {
 let pipewireC: [CSetting] = [.unsafeFlags(pipewireIncludes)]
 let pipewireSwift: [SwiftSetting] = [.unsafeFlags(pipewireIncludes.flatMap { ["-Xcc", $0] })]
 
+/// The functions a run of the agent calls, written by `scripts/order-agent-text`.
+let agentHotText = Context.packageDirectory + "/Sources/pw-policy-agent/hot-text.order"
 /// The release agent (pw-policy-agent) carries the Swift runtime inside it,
 /// not as shared libraries, so it only has in memory the pages it uses; not
 /// PIE, so the loader does not relocate (and dirty) the runtime's metadata at
-/// start; unused sections dropped; linked by lld (docs/PERFORMANCE.md, "Memory").
+/// start; unused sections dropped; its symbols not exported to the dynamic
+/// loader (a 0.5 MB table that start-up paged in whole); linked by lld, which
+/// lays out first the functions the agent runs, listed in `agentHotText`
+/// (docs/PERFORMANCE.md, "Memory").
 let agentLinking: [LinkerSetting] = [
-    .unsafeFlags(["-static-stdlib", "-use-ld=lld", "-Xclang-linker", "-no-pie", "-Xlinker", "--gc-sections"],
+    .unsafeFlags(["-static-stdlib", "-use-ld=lld", "-Xclang-linker", "-no-pie", "-Xlinker", "--gc-sections",
+                  "-Xlinker", "--no-export-dynamic",
+                  "-Xlinker", "--symbol-ordering-file=\(agentHotText)", "-Xlinker", "--no-warn-symbol-ordering"],
                  .when(configuration: .release)),
 ]
+/// Each function of the agent's modules in a section of its own, so that the
+/// linker can place it among the hot ones (C: `-ffunction-sections`).
+let agentSections: [SwiftSetting] = [.unsafeFlags(["-Xfrontend", "-function-sections"], .when(configuration: .release))]
+let agentSectionsC: [CSetting] = [.unsafeFlags(["-ffunction-sections"], .when(configuration: .release))]
 
 let package = Package(
     name: "pw-policy",
@@ -45,28 +56,28 @@ let package = Package(
     ],
     targets: [
         // Functions wrapping the libpipewire/libspa macros Swift cannot import.
-        .target(name: "CPipeWire", cSettings: pipewireC),
+        .target(name: "CPipeWire", cSettings: pipewireC + agentSectionsC),
         // libsystemd's sd-bus (libsystemd-dev): every function used is plain C
         // that Swift imports as is, so this is a module map only (docs/PLAYERS.md).
         .systemLibrary(name: "CSystemd", path: "Sources/CSystemd"),
         // The pure policy: no PipeWire import, deterministic, unit-tested.
-        .target(name: "PolicyModel"),
+        .target(name: "PolicyModel", swiftSettings: agentSections),
         // PipeWire and WirePlumber versions and what they offer (docs/ARCHITECTURE.md).
-        .target(name: "PolicyStack", dependencies: ["PolicyModel"]),
+        .target(name: "PolicyStack", dependencies: ["PolicyModel"], swiftSettings: agentSections),
         // What the agent publishes and the CLI reads: the wire protocol.
-        .target(name: "PolicyProtocol", dependencies: ["PolicyModel", "PolicyStack"]),
-        .target(name: "PolicyCore", dependencies: ["PolicyModel", "PolicyStack", "PolicyProtocol"]),
+        .target(name: "PolicyProtocol", dependencies: ["PolicyModel", "PolicyStack"], swiftSettings: agentSections),
+        .target(name: "PolicyCore", dependencies: ["PolicyModel", "PolicyStack", "PolicyProtocol"], swiftSettings: agentSections),
         // The files the agent and the CLI read and write: config, journal.
-        .target(name: "PolicyFiles", dependencies: ["PolicyCore"]),
+        .target(name: "PolicyFiles", dependencies: ["PolicyCore"], swiftSettings: agentSections),
         // The native PipeWire client (Client/: loop, connection, graph mirror,
         // actions) and the agent on it (Agent/: observe, decide, execute).
         .target(name: "PolicyPipeWire", dependencies: ["CPipeWire", "PolicyCore", "PolicyFiles"],
-                swiftSettings: pipewireSwift),
+                swiftSettings: pipewireSwift + agentSections),
         .target(name: "PolicyAgent", dependencies: ["CPipeWire", "PolicyCore", "PolicyFiles", "PolicyPipeWire", "PolicyDBus"],
-                swiftSettings: pipewireSwift),
+                swiftSettings: pipewireSwift + agentSections),
         // The session-bus client: sd-bus on a loop the caller provides (BusLoop,
         // which PolicyPipeWire's EventLoop satisfies), MPRIS players observed.
-        .target(name: "PolicyDBus", dependencies: ["CSystemd", "PolicyCore", "PolicyFiles"]),
+        .target(name: "PolicyDBus", dependencies: ["CSystemd", "PolicyCore", "PolicyFiles"], swiftSettings: agentSections),
         // What the CLI shows: pure renderers of the agent's published state.
         .target(name: "PolicyCLI", dependencies: ["PolicyCore"]),
         .executableTarget(
@@ -79,8 +90,8 @@ let package = Package(
         ),
         // `pw-policy run` hands over to this lean executable: the same agent
         // without Foundation or ArgumentParser (docs/PERFORMANCE.md, "Memory").
-        .executableTarget(name: "pw-policy-agent", dependencies: ["PolicyCore", "PolicyAgent"],
-                          swiftSettings: pipewireSwift, linkerSettings: agentLinking),
+        .executableTarget(name: "pw-policy-agent", dependencies: ["PolicyCore", "PolicyAgent"], exclude: ["hot-text.order"],
+                          swiftSettings: pipewireSwift + agentSections, linkerSettings: agentLinking),
         // What the tests and the benches build on (as NIOTestUtils): graphs
         // by hand, child processes.
         .target(name: "PolicyTestSupport", dependencies: ["PolicyCore", "PolicyFiles"], path: "Tests/Support"),

@@ -69,7 +69,7 @@ indirect enum BusOut: Equatable {
     static func isObjectPath(_ text: String) -> Bool {
         guard text.hasPrefix("/") else { return false }
         if text == "/" { return true }
-        guard !text.hasSuffix("/"), !text.contains("//") else { return false }
+        guard !text.hasSuffix("/"), !text.containsText("//") else { return false }
         return text.utf8.allSatisfy { byte in
             (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
                 || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "/")

@@ -40,7 +40,7 @@ public struct BusCallError: Error, Equatable, Sendable, CustomStringConvertible 
              "org.freedesktop.DBus.Error.UnknownObject":
             true
         case "org.freedesktop.DBus.Error.NoReply":
-            message.contains("disconnected")
+            message.containsText("disconnected")
         default:
             false
         }

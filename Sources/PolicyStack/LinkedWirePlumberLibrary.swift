@@ -22,9 +22,9 @@ public enum LinkedWirePlumberLibrary {
 
     /// `libwireplumber-API.so.LIBVERSION` → the release, checked against its API.
     static func version(fileName: String) -> SemanticVersion? {
-        let parts = fileName.dropFirst("libwireplumber-".count).split(separator: ".so.", maxSplits: 1)
-        guard parts.count == 2, let api = SemanticVersion(parsing: String(parts[0])),
-              let library = SemanticVersion(parsing: String(parts[1])) else { return nil }
+        let name = fileName.dropFirst("libwireplumber-".count)
+        guard let so = name.firstRange(ofText: ".so."), let api = SemanticVersion(parsing: String(name[..<so.lowerBound])),
+              let library = SemanticVersion(parsing: String(name[so.upperBound...])) else { return nil }
         let release: SemanticVersion
         if library.major == api.major && library.minor == api.minor {
             release = library                       // 0.4: the release itself

@@ -21,7 +21,7 @@ enum DesktopRecording {
         let meterMarks = ["stream.monitor", "resample.peaks", "node.passive"]
         if meterMarks.contains(where: props.isTrue) { return nil }
         if props["media.category"]?.lowercased() == "monitor" { return nil }
-        if let name = props["media.name"]?.lowercased(), RoleInference.meterNames.contains(where: name.contains) { return nil }
+        if let name = props["media.name"]?.lowercased(), RoleInference.meterNames.contains(where: name.containsText) { return nil }
         if props.isTrue("stream.capture.sink") {
             return "stream.capture.sink = \"\(props["stream.capture.sink"] ?? "")\" (it captures what a sink plays)"
         }

@@ -173,7 +173,7 @@ public enum RoleInference {
         guard direction == .playback else { return nil }
         if let id = props["event.id"] {
             // An alarm is asked for and must sound in silent mode (docs/POLICY.md, "Categories").
-            if id.lowercased().contains("alarm") {
+            if id.lowercased().containsText("alarm") {
                 return InferredCategory(.playback, evidence: "event.id = \"\(id)\" (an alarm event sound)")
             }
             return InferredCategory(.systemSound, evidence: "event.id = \"\(id)\" (libcanberra event sound)")
@@ -241,7 +241,7 @@ public enum RoleInference {
             if let category = props["media.category"], category.lowercased() == "monitor" {
                 return InferredCategory(.audioProcessing, evidence: "media.category = \"\(category)\" (a monitor stream)")
             }
-            if let name = props["media.name"], meterNames.contains(where: name.lowercased().contains) {
+            if let name = props["media.name"], meterNames.contains(where: name.lowercased().containsText) {
                 return InferredCategory(.audioProcessing, evidence: "media.name = \"\(name)\" (a level meter)")
             }
             for key in ["target.object", "node.target"] {

@@ -98,8 +98,8 @@ public enum OutputDetection {
                 if portType == "speaker" { return false }
             }
             let name = route.name.lowercased()
-            if name.contains("headphone") || name.contains("headset") { return true }
-            if name.contains("speaker") { return false }
+            if name.containsText("headphone") || name.containsText("headset") { return true }
+            if name.containsText("speaker") { return false }
         }
         return propSets.contains { props in
             props["device.form-factor"].map { privateFormFactors.contains($0.lowercased()) } ?? false
