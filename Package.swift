@@ -38,10 +38,17 @@ let agentLinking: [LinkerSetting] = [
                   "-Xlinker", "--symbol-ordering-file=\(agentHotText)", "-Xlinker", "--no-warn-symbol-ordering"],
                  .when(configuration: .release)),
 ]
-/// Each function of the agent's modules in a section of its own, so that the
-/// linker can place it among the hot ones (C: `-ffunction-sections`).
-let agentSections: [SwiftSetting] = [.unsafeFlags(["-Xfrontend", "-function-sections"], .when(configuration: .release))]
-let agentSectionsC: [CSetting] = [.unsafeFlags(["-ffunction-sections"], .when(configuration: .release))]
+/// The agent's modules: in release, each function in a section of its own,
+/// so that the linker can place it among the hot ones (C:
+/// `-ffunction-sections`); and none imports _StringProcessing, which would
+/// link it and the regex parser it brings (0.9 MB of code) into the agent:
+/// `containsText` stands in for its `contains` (docs/PERFORMANCE.md, "The
+/// agent's code, scattered over its binary").
+let agentModule: [SwiftSetting] = [
+    .unsafeFlags(["-Xfrontend", "-disable-implicit-string-processing-module-import"]),
+    .unsafeFlags(["-Xfrontend", "-function-sections"], .when(configuration: .release)),
+]
+let agentModuleC: [CSetting] = [.unsafeFlags(["-ffunction-sections"], .when(configuration: .release))]
 
 let package = Package(
     name: "pw-policy",
@@ -56,28 +63,28 @@ let package = Package(
     ],
     targets: [
         // Functions wrapping the libpipewire/libspa macros Swift cannot import.
-        .target(name: "CPipeWire", cSettings: pipewireC + agentSectionsC),
+        .target(name: "CPipeWire", cSettings: pipewireC + agentModuleC),
         // libsystemd's sd-bus (libsystemd-dev): every function used is plain C
         // that Swift imports as is, so this is a module map only (docs/PLAYERS.md).
         .systemLibrary(name: "CSystemd", path: "Sources/CSystemd"),
         // The pure policy: no PipeWire import, deterministic, unit-tested.
-        .target(name: "PolicyModel", swiftSettings: agentSections),
+        .target(name: "PolicyModel", swiftSettings: agentModule),
         // PipeWire and WirePlumber versions and what they offer (docs/ARCHITECTURE.md).
-        .target(name: "PolicyStack", dependencies: ["PolicyModel"], swiftSettings: agentSections),
+        .target(name: "PolicyStack", dependencies: ["PolicyModel"], swiftSettings: agentModule),
         // What the agent publishes and the CLI reads: the wire protocol.
-        .target(name: "PolicyProtocol", dependencies: ["PolicyModel", "PolicyStack"], swiftSettings: agentSections),
-        .target(name: "PolicyCore", dependencies: ["PolicyModel", "PolicyStack", "PolicyProtocol"], swiftSettings: agentSections),
+        .target(name: "PolicyProtocol", dependencies: ["PolicyModel", "PolicyStack"], swiftSettings: agentModule),
+        .target(name: "PolicyCore", dependencies: ["PolicyModel", "PolicyStack", "PolicyProtocol"], swiftSettings: agentModule),
         // The files the agent and the CLI read and write: config, journal.
-        .target(name: "PolicyFiles", dependencies: ["PolicyCore"], swiftSettings: agentSections),
+        .target(name: "PolicyFiles", dependencies: ["PolicyCore"], swiftSettings: agentModule),
         // The native PipeWire client (Client/: loop, connection, graph mirror,
         // actions) and the agent on it (Agent/: observe, decide, execute).
         .target(name: "PolicyPipeWire", dependencies: ["CPipeWire", "PolicyCore", "PolicyFiles"],
-                swiftSettings: pipewireSwift + agentSections),
+                swiftSettings: pipewireSwift + agentModule),
         .target(name: "PolicyAgent", dependencies: ["CPipeWire", "PolicyCore", "PolicyFiles", "PolicyPipeWire", "PolicyDBus"],
-                swiftSettings: pipewireSwift + agentSections),
+                swiftSettings: pipewireSwift + agentModule),
         // The session-bus client: sd-bus on a loop the caller provides (BusLoop,
         // which PolicyPipeWire's EventLoop satisfies), MPRIS players observed.
-        .target(name: "PolicyDBus", dependencies: ["CSystemd", "PolicyCore", "PolicyFiles"], swiftSettings: agentSections),
+        .target(name: "PolicyDBus", dependencies: ["CSystemd", "PolicyCore", "PolicyFiles"], swiftSettings: agentModule),
         // What the CLI shows: pure renderers of the agent's published state.
         .target(name: "PolicyCLI", dependencies: ["PolicyCore"]),
         .executableTarget(
@@ -91,7 +98,7 @@ let package = Package(
         // `pw-policy run` hands over to this lean executable: the same agent
         // without Foundation or ArgumentParser (docs/PERFORMANCE.md, "Memory").
         .executableTarget(name: "pw-policy-agent", dependencies: ["PolicyCore", "PolicyAgent"], exclude: ["hot-text.order"],
-                          swiftSettings: pipewireSwift + agentSections, linkerSettings: agentLinking),
+                          swiftSettings: pipewireSwift + agentModule, linkerSettings: agentLinking),
         // What the tests and the benches build on (as NIOTestUtils): graphs
         // by hand, child processes.
         .target(name: "PolicyTestSupport", dependencies: ["PolicyCore", "PolicyFiles"], path: "Tests/Support"),
