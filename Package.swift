@@ -31,7 +31,8 @@ let agentHotText = Context.packageDirectory + "/Sources/pw-policy-agent/hot-text
 /// start; unused sections dropped; its symbols not exported to the dynamic
 /// loader (a 0.5 MB table that start-up paged in whole); linked by lld, which
 /// lays out first the functions the agent runs, listed in `agentHotText`
-/// (docs/PERFORMANCE.md, "Memory").
+/// (docs/PERFORMANCE.md, "Memory" and "The agent's code, scattered over its
+/// binary").
 let agentLinking: [LinkerSetting] = [
     .unsafeFlags(["-static-stdlib", "-use-ld=lld", "-Xclang-linker", "-no-pie", "-Xlinker", "--gc-sections",
                   "-Xlinker", "--no-export-dynamic",

@@ -3,7 +3,7 @@ extension StringProtocol {
     /// standard library's `contains(_: String)` is the _StringProcessing
     /// module's, whose code and the regex parser it brings would otherwise be
     /// linked into the agent and sit among its hot pages (docs/PERFORMANCE.md,
-    /// "Memory").
+    /// "The agent's code, scattered over its binary").
     public func containsText(_ part: some StringProtocol) -> Bool {
         firstRange(ofText: part) != nil
     }
