@@ -29,7 +29,7 @@ let agentHotText = Context.packageDirectory + "/Sources/pw-policy-agent/hot-text
 /// not as shared libraries, so it only has in memory the pages it uses; not
 /// PIE, so the loader does not relocate (and dirty) the runtime's metadata at
 /// start; unused sections dropped; its symbols not exported to the dynamic
-/// loader (a 0.5 MB table that start-up paged in whole); linked by lld, which
+/// loader (a 0.5 MB table that was resident whole); linked by lld, which
 /// lays out first the functions the agent runs, listed in `agentHotText`
 /// (docs/PERFORMANCE.md, "Memory" and "The agent's code, scattered over its
 /// binary").
