@@ -30,7 +30,8 @@ public struct AgentOptions: Sendable {
 final class AgentContext {
     let options: AgentOptions
     let log: Log
-    let journalPath: String
+    /// Where the journal is kept (`JournalFiles`).
+    let journalFiles: JournalFiles
     var core: AgentCore
     /// The media players on the session bus, or why they are not watched.
     var players: PlayerSet?
@@ -54,14 +55,11 @@ final class AgentContext {
     init(options: AgentOptions, config: LoadedConfig, log: Log) throws {
         self.options = options
         self.log = log
-        journalPath = AgentJournal.path(environment: options.environment)
+        journalFiles = JournalFiles(environment: options.environment) { error in log.error("cannot write \(error)") }
         apps = AppKnowledgeObserver(environment: options.environment)
-        var journal = AgentJournal()
-        do {
-            journal = try JournalFile.load(from: journalPath) ?? AgentJournal()
-        } catch {
-            log.warning("ignoring unreadable state file \(journalPath): \(error)")
-        }
+        let loaded = journalFiles.load()
+        for unreadable in loaded.unreadable { log.warning("ignoring unreadable state file \(unreadable)") }
+        let journal = loaded.journal ?? AgentJournal()
         let identity = AgentCore.Identity(pid: getpid(), version: options.version,
                                           startedAt: UTCTimestamp.now(), dryRun: options.dryRun)
         core = try AgentCore(identity: identity, config: config, journal: journal)
@@ -159,7 +157,7 @@ public final class Agent {
         }
         let journal = context.core.journal
         guard !journal.applied.isEmpty || !journal.wirePlumberKeys.isEmpty else {
-            log.notice("nothing to restore: \(context.journalPath) records no change")
+            log.notice("nothing to restore: \(context.journalFiles.restoresFrom) records no change")
             return .ok
         }
         session.restoreAll()
@@ -393,6 +391,8 @@ public final class Agent {
         desktopWatcher = nil
         signals = []
         reconnectTimer = nil
+        // What outlives the session is on disk before the agent exits.
+        context.journalFiles.finish()
     }
 
     deinit { tearDown() }

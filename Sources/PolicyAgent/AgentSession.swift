@@ -40,7 +40,7 @@ final class AgentSession {
         }
         meters = StreamMeters(mirror: mirror, thread: threadConnection) { [unowned self] in self.schedule.soon() }
         let performer = PipeWireEffects(connection: connection, actions: actions, log: context.log,
-                                        journalPath: context.journalPath, players: context.playerActions,
+                                        journalFiles: context.journalFiles, players: context.playerActions,
                                         meters: meters, linkGuard: linkGuard)
         executor = EffectExecutor(loop: connection.loop, performer: performer,
                                   wakeUp: { [unowned self] in self.reconcile() },
@@ -162,7 +162,7 @@ final class AgentSession {
         // Lost while waiting: nothing can be sent, and the journal must
         // stay for the next start (or `pw-policy restore`) to undo.
         guard connection.isConnected else {
-            return context.log.warning("lost PipeWire before restoring; the next start restores from \(context.journalPath)")
+            return context.log.warning("lost PipeWire before restoring; the next start restores from \(context.journalFiles.restoresFrom)")
         }
         executor.execute(context.core.restoreAll(observe()))
         guard !context.core.restored.isEmpty else { return }

@@ -12,7 +12,7 @@ final class PipeWireEffects: EffectPerforming {
     private let connection: Connection
     private let actions: GraphActions
     private let log: Log
-    private let journalPath: String
+    private let journalFiles: JournalFiles
     private let players: PlayerActions
     private let standIns: StandInStreams
     /// The peak meters on the streams that duck others.
@@ -20,12 +20,12 @@ final class PipeWireEffects: EffectPerforming {
     /// Refuses the links the start gate refuses.
     private let linkGuard: LinkGuard?
 
-    init(connection: Connection, actions: GraphActions, log: Log, journalPath: String, players: PlayerActions,
+    init(connection: Connection, actions: GraphActions, log: Log, journalFiles: JournalFiles, players: PlayerActions,
          meters: StreamMeters, linkGuard: LinkGuard?) {
         self.connection = connection
         self.actions = actions
         self.log = log
-        self.journalPath = journalPath
+        self.journalFiles = journalFiles
         self.players = players
         standIns = StandInStreams(actions: actions)
         self.meters = meters
@@ -42,9 +42,9 @@ final class PipeWireEffects: EffectPerforming {
         switch effect {
         case .saveJournal(let journal, let sync):
             do {
-                try JournalFile.save(journal, to: journalPath, sync: sync)
+                try journalFiles.save(journal, sync: sync)
             } catch {
-                log.error("cannot write \(journalPath): \(error)")
+                log.error("cannot write the journal: \(error)")
             }
         case .graph(let action):
             log.debug(ActionDescription.describe(action, in: mirror.graph))

@@ -26,7 +26,13 @@ public enum JournalFile {
     /// the agent dying, not the machine (whose streams die with it), and a
     /// sync costs milliseconds between a graph event and the reaction.
     public static func save(_ journal: AgentJournal, to path: String, sync: Bool = true) throws {
-        let data = try journal.encoded()
+        try write(journal.encoded(), to: path, sync: sync)
+    }
+
+    /// Replaces the file at `path` with `data` as `save` does; `sticky` sets
+    /// the sticky bit, which keeps a file in `$XDG_RUNTIME_DIR` from its
+    /// periodic clean-up (the XDG base directory spec).
+    public static func write(_ data: [UInt8], to path: String, sync: Bool, sticky: Bool = false) throws(FileError) {
         let temporary = path + ".new"
         var descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         if descriptor < 0, errno == ENOENT {
@@ -35,7 +41,8 @@ public enum JournalFile {
         }
         func failure(_ code: Int32) -> FileError { FileError(path: path, code: code) }
         guard descriptor >= 0 else { throw failure(errno) }
-        var written = data.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        if sticky { _ = fchmod(descriptor, 0o1600) }
+        var written = data.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
         if sync, written == data.count, fsync(descriptor) != 0 { written = -1 }
         let writeError = errno
         close(descriptor)
@@ -44,7 +51,7 @@ public enum JournalFile {
     }
 
     /// `mkdir -p` of the directory holding `path`.
-    static func makeDirectories(containing path: String) throws {
+    static func makeDirectories(containing path: String) throws(FileError) {
         var directory = ""
         let components = path.split(separator: "/", omittingEmptySubsequences: true).dropLast()
         for component in components {

@@ -315,7 +315,7 @@ extension TimingSensitiveSuites {
             #expect(scene.agent?.isRunning == true)
             #expect(scene.log.contains("pause \(player.busName)") && !scene.log.contains("play \(player.busName)"),
                     "log:\n\(scene.log.suffix(2000))")
-            let journal = try String(contentsOfFile: scene.sandbox.path("state/pw-policy/state.json"), encoding: .utf8)
+            let journal = try String(contentsOfFile: scene.sandbox.path("runtime/pw-policy/journal.json"), encoding: .utf8)
             #expect(!journal.contains(player.busName), "forgotten: \(journal)")
         }
     }

@@ -119,7 +119,8 @@ extension TimingSensitiveSuites {
             }
             #expect(leftovers == [], "leaked metadata entries")
             // Nor in the agent's journal.
-            let journal = try #require(try JournalFile.load(from: AgentJournal.path(environment: scene.sandbox.environment)))
+            let journalPath = try #require(AgentJournal.runtimePath(environment: scene.sandbox.environment))
+            let journal = try #require(try JournalFile.load(from: journalPath))
             let live = Set(scene.client.graph.nodes.keys)
             #expect(Set(journal.applied.keys).isSubset(of: live) && Set(journal.memory.streams.keys).isSubset(of: live)
                     && Set(journal.memory.held.keys).isSubset(of: live), "journal: \(journal.applied.keys.sorted())")

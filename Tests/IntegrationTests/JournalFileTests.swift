@@ -68,3 +68,108 @@ import Testing
         }
     }
 }
+
+/// The journal's two files (`JournalFiles`): the whole journal in the
+/// runtime directory before acting; what outlives the session in the state
+/// directory, written by a thread of its own and only when it changes.
+@Suite struct JournalFilesTests {
+    static func environment(_ directory: String) -> [String: String] {
+        ["XDG_RUNTIME_DIR": directory + "/runtime", "XDG_STATE_HOME": directory + "/state"]
+    }
+
+    static var ducking: AgentJournal {
+        var journal = JournalFileTests.sample
+        journal.applied[10] = AppliedStream(serial: 5010, commandedGain: 0.2, held: false)
+        journal.wirePlumberKeys["Output/Audio:application.name:mpv"] = .init(channelVolumes: [1, 1], mute: false)
+        return journal
+    }
+
+    @Test func theWholeJournalInTheRuntimeDirectoryWhatOutlivesTheSessionOnDisk() throws {
+        try JournalFileTests.inTemporaryDirectory { (directory: String) throws in
+            let files = JournalFiles(environment: Self.environment(directory)) { _ in }
+            try files.save(Self.ducking, sync: true)
+            files.finish()
+            let runtime = directory + "/runtime/pw-policy/journal.json"
+            #expect(files.restoresFrom == runtime)
+            #expect(try JournalFile.load(from: runtime) == Self.ducking)
+            #expect(try JournalFile.load(from: directory + "/state/pw-policy/state.json") == Self.ducking.outlivingTheSession)
+            // Sticky: kept from the runtime directory's clean-up (the XDG spec).
+            let mode = try #require(try FileManager.default.attributesOfItem(atPath: runtime)[.posixPermissions] as? Int)
+            #expect(mode == 0o1600)
+            #expect(files.load().journal == Self.ducking)
+        }
+    }
+
+    @Test func theStateFileIsWrittenOnlyWhenWhatOutlivesTheSessionChanges() throws {
+        try JournalFileTests.inTemporaryDirectory { (directory: String) throws in
+            let files = JournalFiles(environment: Self.environment(directory)) { _ in }
+            let state = directory + "/state/pw-policy/state.json"
+            try files.save(Self.ducking, sync: false)
+            files.finish()
+            try FileManager.default.removeItem(atPath: state)
+            var released = Self.ducking
+            released.applied = [:]
+            try files.save(released, sync: false)
+            files.finish()
+            #expect(!FileManager.default.fileExists(atPath: state), "only the streams changed")
+            #expect(try JournalFile.load(from: directory + "/runtime/pw-policy/journal.json") == released)
+            released.wirePlumberKeys = [:]
+            try files.save(released, sync: false)
+            files.finish()
+            #expect(try JournalFile.load(from: state) == released.outlivingTheSession)
+        }
+    }
+
+    /// After a reboot or a new login the runtime file is gone: the state
+    /// file is read, as it is when written whole by an agent before the split.
+    @Test func withoutARuntimeFileTheStateFileIsRead() throws {
+        try JournalFileTests.inTemporaryDirectory { (directory: String) throws in
+            try JournalFile.save(Self.ducking, to: directory + "/state/pw-policy/state.json")
+            let files = JournalFiles(environment: Self.environment(directory)) { _ in }
+            let loaded = files.load()
+            #expect(loaded.journal == Self.ducking && loaded.unreadable.isEmpty)
+        }
+    }
+
+    @Test func anUnreadableRuntimeFileIsReportedAndTheStateFileRead() throws {
+        try JournalFileTests.inTemporaryDirectory { (directory: String) throws in
+            let files = JournalFiles(environment: Self.environment(directory)) { _ in }
+            try files.save(Self.ducking, sync: true)
+            files.finish()
+            try Data("{ torn".utf8).write(to: URL(fileURLWithPath: directory + "/runtime/pw-policy/journal.json"))
+            let loaded = files.load()
+            #expect(loaded.journal == Self.ducking.outlivingTheSession, "the user's settings are kept")
+            #expect(loaded.unreadable.count == 1 && loaded.unreadable[0].hasPrefix(directory + "/runtime/pw-policy/journal.json"))
+        }
+    }
+
+    @Test func withoutARuntimeDirectoryTheWholeJournalGoesToDisk() throws {
+        try JournalFileTests.inTemporaryDirectory { (directory: String) throws in
+            let files = JournalFiles(environment: ["XDG_STATE_HOME": directory + "/state"]) { _ in }
+            #expect(files.runtimePath == nil && files.restoresFrom == directory + "/state/pw-policy/state.json")
+            try files.save(Self.ducking, sync: false)
+            #expect(try JournalFile.load(from: files.statePath) == Self.ducking, "written before save returns")
+        }
+    }
+
+    @Test func aStateFileThatCannotBeWrittenIsReported() throws {
+        try JournalFileTests.inTemporaryDirectory { (directory: String) throws in
+            // A file where the state directory should be.
+            try Data("x".utf8).write(to: URL(fileURLWithPath: directory + "/state"))
+            let failures = Failures()
+            let files = JournalFiles(environment: Self.environment(directory)) { failures.add($0) }
+            try files.save(Self.ducking, sync: false)
+            files.finish()
+            #expect(try JournalFile.load(from: directory + "/runtime/pw-policy/journal.json") == Self.ducking)
+            #expect(failures.all.map(\.code) == [ENOTDIR], "\(failures.all)")
+        }
+    }
+}
+
+/// Failures reported on the writer's thread.
+private final class Failures: @unchecked Sendable {
+    private let lock = NSLock()
+    private var errors: [FileError] = []
+    func add(_ error: FileError) { lock.withLock { errors.append(error) } }
+    var all: [FileError] { lock.withLock { errors } }
+}

@@ -129,4 +129,33 @@ import PolicyCore
     func path(_ environment: [String: String], _ expected: String) {
         #expect(AgentJournal.path(environment: environment) == expected)
     }
+
+    @Test(arguments: [
+        (["XDG_RUNTIME_DIR": "/run/user/1000", "XDG_STATE_HOME": "/x/state"], "/run/user/1000/pw-policy/journal.json"),
+        (["XDG_RUNTIME_DIR": "", "HOME": "/home/u"], nil),
+        (["XDG_RUNTIME_DIR": "run/user/1000"], nil),
+        ([:], nil),
+    ] as [([String: String], String?)])
+    func runtimePath(_ environment: [String: String], _ expected: String?) {
+        #expect(AgentJournal.runtimePath(environment: environment) == expected)
+    }
+
+    /// The part on disk keeps the user's settings and what WirePlumber's
+    /// own files may hold of the agent's gains; the streams, the engine's
+    /// memory and the paused players end with the session.
+    @Test func whatOutlivesTheSession() throws {
+        var journal = Self.sample
+        journal.doNotDisturbSeen = true
+        journal.wirePlumberKeys["Output/Audio:application.name:mpv"] = .init(channelVolumes: [0.5, 0.5], mute: false)
+        journal.pausedPlayers["org.mpris.MediaPlayer2.mpv"] = PausedPlayer(
+            owner: ":1.7", cause: .routeLost(output: "headphones"), state: .paused, session: SessionKey("mpv:playback"), since: 3)
+        journal.wirePlumberDuckLevel = "0.3"
+        #expect(!journal.applied.isEmpty && !journal.memory.streams.isEmpty && !journal.pausedPlayers.isEmpty)
+        let part = journal.outlivingTheSession
+        #expect(part.silentChoice == journal.silentChoice && part.doNotDisturbSeen == true
+                && part.appOverrides == journal.appOverrides && part.wirePlumberKeys == journal.wirePlumberKeys
+                && part.wirePlumberDuckLevel == "0.3")
+        #expect(part.applied.isEmpty && part.memory == .empty && part.pausedPlayers.isEmpty)
+        #expect(try AgentJournal.decoded(from: part.encoded()) == part)
+    }
 }

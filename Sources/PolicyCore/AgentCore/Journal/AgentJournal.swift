@@ -1,9 +1,10 @@
 /// What the agent must remember across restarts and crashes, written
-/// atomically under `$XDG_STATE_HOME/pw-policy/` whenever it changes (the
-/// file itself is the agent's: `JournalFile` in PolicyPipeWire):
-/// the user's settings (silent mode, persistent app overrides) and every
-/// change it made to a stream, so the next start can undo or re-apply them
-/// even after SIGKILL.
+/// atomically whenever it changes: the user's settings (silent mode,
+/// persistent app overrides) and every change it made to a stream, so the
+/// next start can undo or re-apply them even after SIGKILL. The files are
+/// the agent's (`JournalFiles` in PolicyFiles): the whole journal under
+/// `$XDG_RUNTIME_DIR`, what outlives the session under `$XDG_STATE_HOME`
+/// (docs/ARCHITECTURE.md, "The journal's two files").
 public struct AgentJournal: Codable, Sendable, Equatable {
     public var version: Int = 1
     /// The user's silent switch (`pw-policy silent on|off|follow`).
@@ -36,12 +37,38 @@ public struct AgentJournal: Codable, Sendable, Equatable {
 
     public init() {}
 
-    /// `$XDG_STATE_HOME/pw-policy/state.json`, else `~/.local/state/pw-policy/state.json`.
-    /// Empty or relative values count as unset (the XDG base directory spec).
+    /// `$XDG_STATE_HOME/pw-policy/state.json`, else `~/.local/state/pw-policy/state.json`:
+    /// what outlives the session (`outlivingTheSession`). Empty or relative
+    /// values count as unset (the XDG base directory spec).
     public static func path(environment: [String: String]) -> String {
-        func absolute(_ key: String) -> String? { environment[key].flatMap { $0.hasPrefix("/") ? $0 : nil } }
-        let base = absolute("XDG_STATE_HOME") ?? ((absolute("HOME") ?? "/tmp") + "/.local/state")
+        let base = absolute("XDG_STATE_HOME", in: environment)
+            ?? ((absolute("HOME", in: environment) ?? "/tmp") + "/.local/state")
         return base + "/pw-policy/state.json"
+    }
+
+    /// `$XDG_RUNTIME_DIR/pw-policy/journal.json`: the whole journal, on the
+    /// session's tmpfs; nil without a runtime directory.
+    public static func runtimePath(environment: [String: String]) -> String? {
+        absolute("XDG_RUNTIME_DIR", in: environment).map { $0 + "/pw-policy/journal.json" }
+    }
+
+    private static func absolute(_ key: String, in environment: [String: String]) -> String? {
+        environment[key].flatMap { $0.hasPrefix("/") ? $0 : nil }
+    }
+
+    /// What must outlive the session, not only the agent: the user's
+    /// settings, and what the agent left in WirePlumber's own files (the
+    /// volumes it saved under the agent's gains, its role-duck level),
+    /// which a reboot keeps. The streams, the engine's memory and the
+    /// players paused end with the session.
+    public var outlivingTheSession: AgentJournal {
+        var part = AgentJournal()
+        part.silentChoice = silentChoice
+        part.doNotDisturbSeen = doNotDisturbSeen
+        part.appOverrides = appOverrides
+        part.wirePlumberKeys = wirePlumberKeys
+        part.wirePlumberDuckLevel = wirePlumberDuckLevel
+        return part
     }
 
     /// The journal as the agent writes it (sorted keys: a diff of two reads well).
