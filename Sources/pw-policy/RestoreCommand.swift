@@ -12,7 +12,8 @@ struct RestoreCommand: ParsableCommand {
         An agent that stops on SIGTERM or SIGINT restores everything itself. One \
         killed (SIGKILL, a crash, the OOM killer) leaves its gains, held streams and \
         the volumes WirePlumber saved under its gains until it starts again; this \
-        undoes them from its journal ($XDG_STATE_HOME/pw-policy/state.json) and \
+        undoes them from its journal ($XDG_RUNTIME_DIR/pw-policy/journal.json, or \
+        $XDG_STATE_HOME/pw-policy/state.json without a runtime directory) and \
         exits. With an agent running it does nothing: that agent restores what it \
         changed when it stops.
         """)
