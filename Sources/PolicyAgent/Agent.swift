@@ -55,7 +55,7 @@ final class AgentContext {
     init(options: AgentOptions, config: LoadedConfig, log: Log) throws {
         self.options = options
         self.log = log
-        journalFiles = JournalFiles(environment: options.environment) { error in log.error("cannot write \(error)") }
+        journalFiles = JournalFiles(environment: options.environment)
         apps = AppKnowledgeObserver(environment: options.environment)
         let loaded = journalFiles.load()
         for unreadable in loaded.unreadable { log.warning("ignoring unreadable state file \(unreadable)") }
@@ -392,7 +392,7 @@ public final class Agent {
         signals = []
         reconnectTimer = nil
         // What outlives the session is on disk before the agent exits.
-        context.journalFiles.finish()
+        if let failure = context.journalFiles.finish() { log.error("cannot write the journal: \(failure)") }
     }
 
     deinit { tearDown() }

@@ -9,20 +9,18 @@ import Glibc
 /// "The journal on disk").
 final class BackgroundFileWriter: @unchecked Sendable {
     private let path: String
-    private let report: @Sendable (FileError) -> Void
     private let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let changed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     private var thread = pthread_t()
     // Under `lock`: the contents not yet taken, whether one is being written,
-    // and whether the thread is to end.
+    // the last write's failure not yet taken, and whether the thread is to end.
     private var pending: (data: [UInt8], sync: Bool)?
     private var writing = false
+    private var failure: FileError?
     private var stopping = false
 
-    /// `report` runs on the writer's thread for a write that failed.
-    init?(path: String, report: @escaping @Sendable (FileError) -> Void) {
+    init?(path: String) {
         self.path = path
-        self.report = report
         pthread_mutex_init(lock, nil)
         pthread_cond_init(changed, nil)
         // Started with every signal blocked, which it keeps: SIGTERM and
@@ -60,6 +58,14 @@ final class BackgroundFileWriter: @unchecked Sendable {
         pthread_mutex_unlock(lock)
     }
 
+    /// Why a write failed since the last call, if one did: told on the
+    /// caller's thread, which logs it (the writer's own thread logs nothing).
+    func takeFailure() -> FileError? {
+        pthread_mutex_lock(lock)
+        defer { failure = nil; pthread_mutex_unlock(lock) }
+        return failure
+    }
+
     private func serve() {
         pthread_mutex_lock(lock)
         while true {
@@ -68,12 +74,14 @@ final class BackgroundFileWriter: @unchecked Sendable {
             pending = nil
             writing = true
             pthread_mutex_unlock(lock)
+            var failed: FileError?
             do {
                 try JournalFile.write(next.data, to: path, sync: next.sync)
             } catch {
-                report(error)
+                failed = error
             }
             pthread_mutex_lock(lock)
+            if let failed { failure = failed }
             writing = false
             pthread_cond_broadcast(changed)
         }

@@ -17,11 +17,10 @@ public final class JournalFiles {
     /// The part last handed to `stateWriter`.
     private var stateHandedOver: AgentJournal?
 
-    /// `report` takes a failed write of the state file, on the writer's thread.
-    public init(environment: [String: String], report: @escaping @Sendable (FileError) -> Void) {
+    public init(environment: [String: String]) {
         statePath = AgentJournal.path(environment: environment)
         let runtime = AgentJournal.runtimePath(environment: environment)
-        stateWriter = runtime == nil ? nil : BackgroundFileWriter(path: statePath, report: report)
+        stateWriter = runtime == nil ? nil : BackgroundFileWriter(path: statePath)
         runtimePath = stateWriter == nil ? nil : runtime
     }
 
@@ -44,18 +43,26 @@ public final class JournalFiles {
         return (nil, unreadable)
     }
 
-    /// The whole journal to the runtime file now; the part that outlives the
-    /// session to the state file by the writer's thread, when it changed
-    /// (`sync`: the user's settings, which must outlive the machine).
+    /// The part that outlives the session to the state file by the writer's
+    /// thread, when it changed (`sync`: the user's settings, which must
+    /// outlive the machine), and the whole journal to the runtime file now.
+    /// Throws for the runtime file, or for a write of the state file that
+    /// failed since the last save.
     public func save(_ journal: AgentJournal, sync: Bool) throws {
         guard let runtimePath, let stateWriter else { return try JournalFile.save(journal, to: statePath, sync: sync) }
-        try JournalFile.write(journal.encoded(), to: runtimePath, sync: false, sticky: true)
         let part = journal.outlivingTheSession
-        guard part != stateHandedOver else { return }
-        stateHandedOver = part
-        stateWriter.write(try part.encoded(), sync: sync)
+        if part != stateHandedOver {
+            stateHandedOver = part
+            stateWriter.write(try part.encoded(), sync: sync)
+        }
+        try JournalFile.write(journal.encoded(), to: runtimePath, sync: false, sticky: true)
+        if let failure = stateWriter.takeFailure() { throw failure }
     }
 
-    /// Returns once the state file holds what was handed over (at exit).
-    public func finish() { stateWriter?.finish() }
+    /// Returns once the state file holds what was handed over (at exit),
+    /// with the failure of a write not told yet.
+    public func finish() -> FileError? {
+        stateWriter?.finish()
+        return stateWriter?.takeFailure()
+    }
 }
