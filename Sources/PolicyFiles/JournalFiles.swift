@@ -52,8 +52,8 @@ public final class JournalFiles {
         guard let runtimePath, let stateWriter else { return try JournalFile.save(journal, to: statePath, sync: sync) }
         let part = journal.outlivingTheSession
         if part != stateHandedOver {
-            stateHandedOver = part
             stateWriter.write(try part.encoded(), sync: sync)
+            stateHandedOver = part
         }
         try JournalFile.write(journal.encoded(), to: runtimePath, sync: false, sticky: true)
         if let failure = stateWriter.takeFailure() { throw failure }
