@@ -281,6 +281,8 @@ import PolicyTestSupport
                                      notice: takeoverNotice.replacing("0.3 applied", with: "0.5 applied"))),
         TakeoverCase(label: "the user's own 1: nothing to take over", setting: "1.0",
                      expected: .init(replaced: nil, duckLevel: 1)),
+        TakeoverCase(label: "the setting not read for a moment: the level to give back remembered",
+                     setting: nil, replaced: "0.3", expected: .init(replaced: "0.3", duckLevel: 0.3)),
         TakeoverCase(label: "a dry run changes nothing", setting: "0.3", dryRun: true,
                      expected: .init(replaced: nil, duckLevel: 0.3)),
         TakeoverCase(label: "loopbacks gone: the setting back", loopbacks: false, setting: "1.0", replaced: "0.3",

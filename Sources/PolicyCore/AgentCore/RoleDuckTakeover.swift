@@ -53,9 +53,11 @@ public enum RoleDuckTakeover {
             return Step(replaced: replaced, duckLevel: currentLevel ?? RoleLoopbacks.defaultDuckLevel)
         }
         guard let current, let level = currentLevel, level != 1 else {
-            // Ours (or the user's 1: nothing to take over).
+            // Ours (or the user's 1: nothing to take over). A setting not
+            // read for a moment (its metadata not mirrored yet) is no
+            // reason to forget the level to give back at exit.
             let duckLevel = RoleLoopbacks.level(replaced) ?? currentLevel ?? RoleLoopbacks.defaultDuckLevel
-            return Step(replaced: currentLevel == 1 ? replaced : nil, duckLevel: duckLevel)
+            return Step(replaced: currentLevel == 1 || current == nil ? replaced : nil, duckLevel: duckLevel)
         }
         var step = Step(replaced: current, duckLevel: level, writes: [write(neutral)])
         if replaced == nil {
