@@ -68,7 +68,10 @@ final class AgentSession {
         }
         mirror.onObjectChange = { [unowned self] change in
             switch change {
-            case .added, .removed, .info: self.context.apps.graphChanged()
+            case .added(let id):
+                self.context.apps.graphChanged()
+                self.meters.portAppeared(id)
+            case .removed, .info: self.context.apps.graphChanged()
             case .props, .metadata: break
             }
             // Our own commands coming back change no decision (AgentCore.isEcho).

@@ -85,6 +85,15 @@ public final class StreamMeters {
         relink()
     }
 
+    /// A port appeared: a metered stream's is linked to its meter now, not
+    /// on the reconcile that follows. The meter must be linked before
+    /// WirePlumber links the stream, or it may start after the stream's
+    /// first sound (docs/PERFORMANCE.md, "Issue 41's goals against a full run").
+    public func portAppeared(_ id: UInt32) {
+        guard let stream = mirror.graph.ports[id]?.nodeID, pool.streams[stream] != nil else { return }
+        relink()
+    }
+
     /// Makes and drops links so that each meter hears its stream: run when
     /// the graph changed (the stream's ports or the meter's node appeared).
     public func relink() {
