@@ -141,8 +141,10 @@ final class AgentSession {
     func reconcile() {
         guard isReady, connection.isConnected else { return }
         connection.loop.preconditionInEventLoop()
-        // The meters' links first: a ducker's ports that just appeared are
-        // linked to its meter before anything else waits on this turn.
+        // The meters' links first: a meter whose node or port just appeared,
+        // or whose link someone removed, hears its stream again before
+        // anything else waits on this turn (a metered stream's own ports
+        // are linked as they appear: `StreamMeters.portAppeared`).
         meters.relink()
         executor.execute(context.core.reconcile(observe()), flushingActionsFirst: true)
     }
