@@ -68,10 +68,7 @@ final class AgentSession {
         }
         mirror.onObjectChange = { [unowned self] change in
             switch change {
-            case .added(let id):
-                self.context.apps.graphChanged()
-                self.meters.portAppeared(id)
-            case .removed, .info: self.context.apps.graphChanged()
+            case .added, .removed, .info: self.context.apps.graphChanged()
             case .props, .metadata: break
             }
             // Our own commands coming back change no decision (AgentCore.isEcho).
@@ -141,10 +138,10 @@ final class AgentSession {
     func reconcile() {
         guard isReady, connection.isConnected else { return }
         connection.loop.preconditionInEventLoop()
-        // The meters' links first: a meter whose node or port just appeared,
-        // or whose link someone removed, hears its stream again before
-        // anything else waits on this turn (a metered stream's own ports
-        // are linked as they appear: `StreamMeters.portAppeared`).
+        // The meters first: a meter whose node just appeared is given its
+        // stream before anything else waits on this turn (the links
+        // themselves are made on the meters' thread as the ports appear:
+        // `MeterLinker`).
         meters.relink()
         executor.execute(context.core.reconcile(observe()), flushingActionsFirst: true)
     }

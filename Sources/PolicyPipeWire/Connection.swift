@@ -58,7 +58,10 @@ public final class Connection {
 
     /// The id of this connection's client object in the daemon (nil until
     /// the daemon has bound it: after the first round trip).
-    public var clientID: UInt32? {
+    public var clientID: UInt32? { Self.clientID(of: core) }
+
+    /// The bound id of `core`'s client object, nil until the daemon bound it.
+    static func clientID(of core: OpaquePointer) -> UInt32? {
         guard let client = pw_core_get_client(core) else { return nil }
         let id = pw_proxy_get_bound_id(client)
         return id == UInt32(SPA_ID_INVALID) ? nil : id

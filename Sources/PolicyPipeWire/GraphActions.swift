@@ -267,15 +267,17 @@ final class CreatedLink {
     var boundID: UInt32 { isFreed ? UInt32.max : pw_proxy_get_bound_id(proxy) }
 
     /// A link-factory link from one port to another, ours, gone with this
-    /// object or with our connection (not lingering), with `properties` added.
-    static func make(on connection: Connection, output: Graph.Port, input: Graph.Port,
+    /// object or with the connection of `core` (not lingering), with
+    /// `properties` added. On a thread connection's core: on its thread or
+    /// under its lock.
+    static func make(on core: OpaquePointer, output: Graph.Port, input: Graph.Port,
                      properties: [String: String] = [:]) -> CreatedLink? {
         let all = properties.merging([
             "link.output.node": String(output.nodeID), "link.output.port": String(output.id),
             "link.input.node": String(input.nodeID), "link.input.port": String(input.id), "object.linger": "false",
         ]) { $1 }
         let raw = withDictionary(all) { props in
-            cpw_core_create_object(connection.core, "link-factory", InterfaceType.link, InterfaceType.version, props)
+            cpw_core_create_object(core, "link-factory", InterfaceType.link, InterfaceType.version, props)
         }
         return raw.map { CreatedLink(proxy: OpaquePointer($0), output: output.nodeID, input: input.nodeID) }
     }

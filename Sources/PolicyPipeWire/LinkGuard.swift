@@ -13,19 +13,22 @@ import Glibc
 /// after the registry announces it (0.4.13, measured). The agent's own loop
 /// may be in the middle of a reconcile then — 2–8 ms in a debug build — and
 /// a refusal made there came too late in one run of ten beside other work.
-/// That thread does nothing else but start the meters' nodes: it is never
-/// busy when a link arrives. What it refuses, and where each refused stream was going,
-/// the agent's loop reads back (`refused`, `withoutRefusedLinks`).
+/// That thread does nothing else but start the meters' nodes and link
+/// them: it is never busy for long when a link arrives. What it refuses,
+/// and where each refused stream was going, the agent's loop reads back
+/// (`refused`, `withoutRefusedLinks`).
 ///
 /// Only links of playback streams into something that is not a capture
-/// stream are refused: a capture stream reading a playback stream (a peak
-/// meter, a recorder of one app) carries nothing to a sink. Nor are the
-/// links of a loopback's or filter's playing side (`node.link-group`): it
-/// plays what other streams, gated themselves, play into it.
+/// stream are refused: a capture stream reading a playback stream (a
+/// recorder of one app) carries nothing to a sink. Nor are the links of a
+/// loopback's or filter's playing side (`node.link-group`): it plays what
+/// other streams, gated themselves, play into it. Nor are the agent's own
+/// links: its main connection's (`trustLinks`) and this thread's (a stream
+/// to its peak meter).
 public final class LinkGuard: @unchecked Sendable {
-    // @unchecked: the C objects below are touched only on the connection's
-    // thread (its callbacks) and under its lock (init, deinit); the state
-    // shared with the agent's loop is behind `shared`.
+    // @unchecked: the registry is touched only on the connection's thread
+    // (its events) and under its lock (init, deinit); the state shared
+    // with the agent's loop is behind `shared`.
 
     private struct Shared {
         var gate = StartGate.open
@@ -33,9 +36,6 @@ public final class LinkGuard: @unchecked Sendable {
         var refused: [UInt32: UInt32] = [:]
         /// Links destroyed and not yet gone from the registry.
         var destroying: Set<UInt32> = []
-        /// The guard's thread's view of the nodes: id → serial, class,
-        /// client, whether it is one side of a virtual device (`node.link-group`).
-        var nodes: [UInt32: (serial: UInt64?, mediaClass: String?, client: UInt32?, linkGroup: Bool)] = [:]
         var refusals = 0
         /// Clients whose links are never refused: the agent's own.
         var trusted: Set<UInt32> = []
@@ -45,39 +45,17 @@ public final class LinkGuard: @unchecked Sendable {
 
     private let shared = Mutex(Shared())
     private let connection: ThreadConnection
-    private let registry: OpaquePointer        // struct pw_registry *
-    private let registryHook = Hook()
-    private var registryEvents: EventsTable<pw_registry_events>?
 
-    /// Listens to the registry on `connection`'s thread.
+    /// Observes the registry of `connection`'s thread.
     public init(connection: ThreadConnection) {
         self.connection = connection
-        // Held until the listener is on: no global may come before it.
-        pw_thread_loop_lock(connection.threadLoop)
-        defer { pw_thread_loop_unlock(connection.threadLoop) }
-        registry = cpw_core_get_registry(connection.core)
-        var table = pw_registry_events()
-        table.version = UInt32(PW_VERSION_REGISTRY_EVENTS)
-        table.global = { data, id, _, type, _, props in
-            guard let data, let type else { return }
-            Unmanaged<LinkGuard>.fromOpaque(data).takeUnretainedValue().global(id: id, type: type, props: props)
+        connection.withLock {
+            connection.registry.observe(by: self) { [unowned self] event in self.observed(event) }
         }
-        table.global_remove = { data, id in
-            guard let data else { return }
-            Unmanaged<LinkGuard>.fromOpaque(data).takeUnretainedValue().removed(id)
-        }
-        let events = EventsTable(table)
-        registryEvents = events
-        _ = cpw_registry_add_listener(registry, registryHook.pointer, events.pointer,
-                                      Unmanaged.passUnretained(self).toOpaque())
-        registryHook.attached()
     }
 
     deinit {
-        connection.withLock {
-            registryHook.remove()
-            pw_proxy_destroy(registry)
-        }
+        connection.withLock { connection.registry.stopObserving(self) }
     }
 
     /// What is refused from now on.
@@ -131,40 +109,39 @@ public final class LinkGuard: @unchecked Sendable {
         shared.withLock { $0.priority = (nice, raised) }
     }
 
-    private func global(id: UInt32, type: UnsafePointer<CChar>, props: UnsafePointer<spa_dict>?) {
+    private func observed(_ event: ThreadRegistry.Event) {
         raisePriorityOnce()
-        if strcmp(type, InterfaceType.node) == 0 {
-            let serial = spa_dict_lookup(props, "object.serial").flatMap { UInt64(String(cString: $0)) }
-            let mediaClass = spa_dict_lookup(props, "media.class").map { String(cString: $0) }
-            let client = spa_dict_lookup(props, "client.id").flatMap { UInt32(String(cString: $0)) }
-            let linkGroup = spa_dict_lookup(props, "node.link-group") != nil
-            shared.withLock { $0.nodes[id] = (serial, mediaClass, client, linkGroup) }
-        } else if strcmp(type, InterfaceType.link) == 0 {
-            func node(_ key: String) -> UInt32? { spa_dict_lookup(props, key).flatMap { UInt32(String(cString: $0)) } }
-            guard let output = node("link.output.node"), let input = node("link.input.node") else { return }
-            let creator = node("client.id")
-            let refuse = shared.withLock { state -> Bool in
-                // The playing side of a loopback or filter (WirePlumber's
-                // role loopbacks) carries other streams, gated on their own;
-                // refused, it would stay unlinked (docs/POLICY.md, "Beside
-                // WirePlumber's role policy").
-                guard !state.gate.isOpen, creator.map({ !state.trusted.contains($0) }) ?? true,
-                      let stream = state.nodes[output], stream.mediaClass == "Stream/Output/Audio",
-                      !stream.linkGroup, state.nodes[input]?.mediaClass != "Stream/Input/Audio",
-                      state.gate.refuses(stream: output, serial: stream.serial, client: stream.client) else { return false }
-                state.refused[output] = input
-                state.destroying.insert(id)
-                state.refusals += 1
-                return true
-            }
-            if refuse { _ = cpw_registry_destroy(registry, id) }
+        switch event {
+        case .link(let link, let creator):
+            refuseIfGated(link, creator: creator)
+        case .nodeRemoved(let id):
+            shared.withLock { _ = $0.refused.removeValue(forKey: id) }
+        case .linkRemoved(let link):
+            shared.withLock { _ = $0.destroying.remove(link.id) }
+        case .node, .port, .portRemoved:
+            break
         }
     }
 
-    private func removed(_ id: UInt32) {
-        shared.withLock { state in
-            if state.nodes.removeValue(forKey: id) != nil { state.refused[id] = nil }
-            state.destroying.remove(id)
+    private func refuseIfGated(_ link: Graph.Link, creator: UInt32?) {
+        let nodes = connection.registry.graph.nodes
+        // The thread's own links (a meter's) are the agent's.
+        let ownThread = creator != nil && creator == connection.clientID
+        let refuse = shared.withLock { state -> Bool in
+            // The playing side of a loopback or filter (WirePlumber's
+            // role loopbacks) carries other streams, gated on their own;
+            // refused, it would stay unlinked (docs/POLICY.md, "Beside
+            // WirePlumber's role policy").
+            guard !state.gate.isOpen, !ownThread, creator.map({ !state.trusted.contains($0) }) ?? true,
+                  let stream = nodes[link.outputNode], stream.mediaClass == "Stream/Output/Audio",
+                  stream.props["node.link-group"] == nil, nodes[link.inputNode]?.mediaClass != "Stream/Input/Audio",
+                  state.gate.refuses(stream: link.outputNode, serial: stream.serial, client: stream.clientID)
+            else { return false }
+            state.refused[link.outputNode] = link.inputNode
+            state.destroying.insert(link.id)
+            state.refusals += 1
+            return true
         }
+        if refuse { connection.registry.destroy(link.id) }
     }
 }

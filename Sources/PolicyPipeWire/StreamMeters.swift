@@ -12,20 +12,20 @@ import PolicyFiles
 /// given to the next stream (`MeterPool`); the links are the core's
 /// `MeterLinks`. The nodes are on the agent's connection of its own thread
 /// (`ThreadConnection`), so that the daemon starts them with the stream
-/// while the agent's loop reconciles; the links are made on the agent's
-/// loop. `onChange` is called when a stream's audibility changes, and when
-/// a meter's node appeared (its links can be made).
+/// while the agent's loop reconciles; the links are made on that thread
+/// too, as the stream's ports appear (`MeterLinker`). `onChange` is called
+/// when a stream's audibility changes, and when a meter's node appeared
+/// (it can be given its stream).
 public final class StreamMeters {
     private let mirror: GraphMirror
-    private var connection: Connection { mirror.connection }
     /// Where the meters' nodes are; nil when it could not be made (then no
     /// stream can be metered, and each is judged by its node's state).
     private let thread: ThreadConnection?
+    /// Links the meters on that thread.
+    private let linker: MeterLinker?
     private let onChange: () -> Void
     private var pool = MeterPool()
     private var nodes: [Int: MeterNode] = [:]
-    /// The links we made, or asked for, by their ports.
-    private var links: [MeterLinks.Ports: CreatedLink] = [:]
     /// Streams whose meter could not be made or failed: judged by node state.
     private(set) var failed: Set<UInt32> = []
     /// What was last reported of each metered stream.
@@ -34,6 +34,7 @@ public final class StreamMeters {
     public init(mirror: GraphMirror, thread: ThreadConnection?, onChange: @escaping () -> Void) {
         self.mirror = mirror
         self.thread = thread
+        linker = thread.map(MeterLinker.init)
         self.onChange = onChange
     }
 
@@ -71,7 +72,7 @@ public final class StreamMeters {
         for number in changes.retire { nodes[number] = nil }
         for number in changes.make {
             guard let thread, thread.canExportNodes(),
-                  let node = MeterNode(thread: thread, loop: connection.loop, number: number,
+                  let node = MeterNode(thread: thread, loop: mirror.connection.loop, number: number,
                                        onChange: { [unowned self] in self.meterChanged() })
             else {
                 if let stream = changes.restart[number] { failed.insert(stream) }
@@ -85,20 +86,12 @@ public final class StreamMeters {
         relink()
     }
 
-    /// A port appeared: a metered stream's is linked to its meter now, not
-    /// on the reconcile that follows. The meter must be linked before
-    /// WirePlumber links the stream, or it may start after the stream's
-    /// first sound (docs/PERFORMANCE.md, "Issue 41's goals against a full run").
-    public func portAppeared(_ id: UInt32) {
-        guard let stream = mirror.graph.ports[id]?.nodeID, pool.streams[stream] != nil else { return }
-        relink()
-    }
-
-    /// Makes and drops links so that each meter hears its stream: run when
-    /// the graph changed (the stream's ports or the meter's node appeared).
+    /// Tells the linker which stream each meter is on, and judges by node
+    /// state the streams whose link to their meter failed: run when the
+    /// meters' nodes or streams changed, and on every reconcile (a link
+    /// that failed shows in the agent's graph, not in the thread's).
     public func relink() {
-        guard !nodes.isEmpty else { return }
-        let graph = mirror.graph
+        guard let linker, !nodes.isEmpty else { return }
         var meters: [UInt32: UInt32?] = [:]
         var streamOfMeter: [Int: UInt32] = [:]
         for (stream, number) in pool.streams { streamOfMeter[number] = stream }
@@ -106,21 +99,10 @@ public final class StreamMeters {
             guard let id = node.nodeID else { continue }
             meters[id] = streamOfMeter[number]
         }
-        let changes = MeterLinks.changes(graph: graph, meters: meters, ours: Set(links.keys))
-        for ports in changes.drop { links[ports] = nil }
-        for id in changes.destroy { _ = cpw_registry_destroy(mirror.registry, id) }
-        for ports in changes.make {
-            guard let output = graph.ports[ports.output], let input = graph.ports[ports.input],
-                  let link = CreatedLink.make(on: connection, output: output, input: input,
-                                              properties: ["link.passive": "true"])
-            else { continue }
-            link.onGone = { [unowned self] gone in
-                if self.links[ports] === gone { self.links[ports] = nil }
-            }
-            links[ports] = link
-        }
-        if !changes.failed.isEmpty {
-            failed.formUnion(changes.failed)
+        linker.assign(meters)
+        let failedLinks = MeterLinks.failed(graph: mirror.graph, meters: meters)
+        if !failedLinks.isEmpty {
+            failed.formUnion(failedLinks)
             onChange()
         }
     }

@@ -7,8 +7,10 @@ import PolicyCore
 /// nodes (`StreamMeters`), whose formats, buffers and start the daemon
 /// negotiates with this process at the moment a ducker is linked — the
 /// moment the agent's loop is busiest (docs/PERFORMANCE.md, "The first
-/// duck step"). Owns the thread, the context and the core; what uses them
-/// takes `withLock` on any other thread.
+/// duck step"), and the links from metered streams to those nodes
+/// (`MeterLinker`). Owns the thread, the context, the core and its
+/// registry (`ThreadRegistry`); what uses them takes `withLock` on any
+/// other thread.
 public final class ThreadConnection: @unchecked Sendable {
     // @unchecked: the C objects are touched on the thread (callbacks) or
     // under its lock (`withLock`), as pw_thread_loop requires.
@@ -16,6 +18,8 @@ public final class ThreadConnection: @unchecked Sendable {
     let threadLoop: OpaquePointer      // struct pw_thread_loop *
     let context: OpaquePointer         // struct pw_context *
     let core: OpaquePointer            // struct pw_core *
+    /// The graph as the thread sees it, and who acts on it there.
+    let registry: ThreadRegistry
 
     /// Connects to `remote` and starts the thread; nil when the daemon
     /// cannot be reached or the thread not started.
@@ -36,7 +40,9 @@ public final class ThreadConnection: @unchecked Sendable {
             pw_thread_loop_destroy(threadLoop)
             return nil
         }
+        let registry = ThreadRegistry(core: core)
         guard pw_thread_loop_start(threadLoop) == 0 else {
+            registry.close()
             pw_core_disconnect(core)
             pw_context_destroy(context)
             pw_thread_loop_destroy(threadLoop)
@@ -45,10 +51,12 @@ public final class ThreadConnection: @unchecked Sendable {
         self.threadLoop = threadLoop
         self.context = context
         self.core = core
+        self.registry = registry
     }
 
     deinit {
         pw_thread_loop_stop(threadLoop)
+        registry.close()
         pw_core_disconnect(core)
         pw_context_destroy(context)
         pw_thread_loop_destroy(threadLoop)
@@ -61,6 +69,10 @@ public final class ThreadConnection: @unchecked Sendable {
         defer { pw_thread_loop_unlock(threadLoop) }
         return try body()
     }
+
+    /// The id of this connection's client object (nil until bound): links
+    /// it makes are the agent's own.
+    var clientID: UInt32? { Connection.clientID(of: core) }
 
     /// Nodes exported on this connection need the client-node module, which
     /// it does not load until the first (`Connection.contextProperties`;

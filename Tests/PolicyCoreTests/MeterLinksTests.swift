@@ -65,8 +65,9 @@ import PolicyTestSupport
         var graph = Self.graph()
         graph.links[80] = Self.link(80, 101, state: .error)
         graph.links[81] = Self.link(81, 103)
-        let changes = MeterLinks.changes(graph: graph, meters: [70: 10], ours: [])
-        #expect(changes.failed == [10])
-        #expect(changes.make.isEmpty && changes.destroy.isEmpty)
+        #expect(MeterLinks.failed(graph: graph, meters: [70: 10]) == [10])
+        #expect(MeterLinks.changes(graph: graph, meters: [70: 10], ours: []).isEmpty)
+        // Another stream's failed link into the meter fails no stream of its.
+        #expect(MeterLinks.failed(graph: graph, meters: [70: 11]).isEmpty)
     }
 }

@@ -21,13 +21,10 @@ public enum MeterLinks {
         public var drop: [Ports] = []
         /// Links of others into a meter, by id: destroyed.
         public var destroy: [UInt32] = []
-        /// Streams whose link to their meter failed (PipeWire could not
-        /// agree on a format): judged by node state.
-        public var failed: Set<UInt32> = []
-        public init(make: [Ports] = [], drop: [Ports] = [], destroy: [UInt32] = [], failed: Set<UInt32> = []) {
-            self.make = make; self.drop = drop; self.destroy = destroy; self.failed = failed
+        public init(make: [Ports] = [], drop: [Ports] = [], destroy: [UInt32] = []) {
+            self.make = make; self.drop = drop; self.destroy = destroy
         }
-        public var isEmpty: Bool { make.isEmpty && drop.isEmpty && destroy.isEmpty && failed.isEmpty }
+        public var isEmpty: Bool { make.isEmpty && drop.isEmpty && destroy.isEmpty }
     }
 
     /// What to change so that each meter node in `meters` (its node id →
@@ -45,9 +42,7 @@ public enum MeterLinks {
                 for port in outputs {
                     let ports = Ports(output: port.id, input: input.id)
                     wanted.insert(ports)
-                    if let link = existing.first(where: { $0.outputPort == port.id && $0.inputPort == input.id }) {
-                        if link.state == .error { changes.failed.insert(stream) }
-                    } else if !ours.contains(ports) {
+                    if !ours.contains(ports), !existing.contains(where: { $0.outputPort == port.id && $0.inputPort == input.id }) {
                         changes.make.append(ports)
                     }
                 }
@@ -58,5 +53,17 @@ public enum MeterLinks {
         }
         changes.drop = ours.subtracting(wanted).sorted { ($0.output, $0.input) < ($1.output, $1.input) }
         return changes
+    }
+
+    /// The metered streams (of `meters`, as above) whose link to their
+    /// meter failed: PipeWire could not agree on a format. They are judged
+    /// by node state. Only the agent's graph knows a link's state.
+    public static func failed(graph: Graph, meters: [UInt32: UInt32?]) -> Set<UInt32> {
+        var failed = Set<UInt32>()
+        for case let (meter, stream?) in meters
+        where graph.links(to: meter).contains(where: { $0.state == .error && $0.outputNode == stream }) {
+            failed.insert(stream)
+        }
+        return failed
     }
 }
