@@ -127,18 +127,12 @@ public final class GraphMirror {
             graph.nodes[id] = Graph.Node(id: id, props: props, hasInfo: false)
             nodeObservers[id] = NodeObserver(mirror: self, id: id)
         case InterfaceType.port:
-            guard let nodeID = props["node.id"].flatMap(UInt32.init) else { return }
-            graph.ports[id] = Graph.Port(
-                id: id, nodeID: nodeID,
-                direction: props["port.direction"] == "in" ? .input : .output,
-                channel: props["audio.channel"], isMonitor: props["port.monitor"] == "true", props: props)
+            guard var port = Graph.Port(id: id, registryProperty: { props[$0] }) else { return }
+            port.props = props
+            graph.ports[id] = port
         case InterfaceType.link:
-            guard let outputNode = props["link.output.node"].flatMap(UInt32.init),
-                  let outputPort = props["link.output.port"].flatMap(UInt32.init),
-                  let inputNode = props["link.input.node"].flatMap(UInt32.init),
-                  let inputPort = props["link.input.port"].flatMap(UInt32.init) else { return }
-            graph.links[id] = Graph.Link(id: id, outputNode: outputNode, outputPort: outputPort,
-                                         inputNode: inputNode, inputPort: inputPort)
+            guard let link = Graph.Link(id: id, registryProperty: { props[$0] }) else { return }
+            graph.links[id] = link
             linkObservers[id] = LinkObserver(mirror: self, id: id)
         case InterfaceType.client:
             graph.clients[id] = Graph.Client(id: id, props: props)

@@ -118,7 +118,7 @@ public final class LinkGuard: @unchecked Sendable {
             shared.withLock { _ = $0.refused.removeValue(forKey: id) }
         case .linkRemoved(let link):
             shared.withLock { _ = $0.destroying.remove(link.id) }
-        case .node, .port, .portRemoved:
+        case .port, .portRemoved:
             break
         }
     }

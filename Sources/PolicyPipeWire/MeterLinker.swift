@@ -51,7 +51,7 @@ public final class MeterLinker {
         switch event {
         case .port(let port), .portRemoved(let port): concerned = concerns(port.nodeID)
         case .link(let link, _), .linkRemoved(let link): concerned = meters.keys.contains(link.inputNode)
-        case .node, .nodeRemoved: concerned = false
+        case .nodeRemoved: concerned = false
         }
         if concerned { apply() }
     }

@@ -8,9 +8,9 @@ import PolicyCore
 /// linking a ducker's new port to its meter — observes it here, on the
 /// thread, never waiting for the agent's loop.
 final class ThreadRegistry {
-    /// What appeared or went, told on the thread after `graph` has it.
+    /// What appeared or went, told on the thread after `graph` has it (a
+    /// new node is only kept: no observer acts on one yet).
     enum Event {
-        case node(Graph.Node)
         case port(Graph.Port)
         /// A link and the client that made it (`client.id`).
         case link(Graph.Link, creator: UInt32?)
@@ -73,26 +73,18 @@ final class ThreadRegistry {
 
     private func global(id: UInt32, type: UnsafePointer<CChar>, props: UnsafePointer<spa_dict>?) {
         func string(_ key: String) -> String? { spa_dict_lookup(props, key).map { String(cString: $0) } }
-        func number(_ key: String) -> UInt32? { string(key).flatMap(UInt32.init) }
         if strcmp(type, InterfaceType.node) == 0 {
             var kept: [String: String] = [:]
             for key in Self.nodeKeys { kept[key] = string(key) }
-            let node = Graph.Node(id: id, props: kept, hasInfo: false)
-            graph.nodes[id] = node
-            tell(.node(node))
+            graph.nodes[id] = Graph.Node(id: id, props: kept, hasInfo: false)
         } else if strcmp(type, InterfaceType.port) == 0 {
-            guard let nodeID = number("node.id") else { return }
-            let port = Graph.Port(id: id, nodeID: nodeID, direction: string("port.direction") == "in" ? .input : .output,
-                                  channel: string("audio.channel"), isMonitor: string("port.monitor") == "true")
+            guard let port = Graph.Port(id: id, registryProperty: string) else { return }
             graph.ports[id] = port
             tell(.port(port))
         } else if strcmp(type, InterfaceType.link) == 0 {
-            guard let outputNode = number("link.output.node"), let outputPort = number("link.output.port"),
-                  let inputNode = number("link.input.node"), let inputPort = number("link.input.port") else { return }
-            let link = Graph.Link(id: id, outputNode: outputNode, outputPort: outputPort,
-                                  inputNode: inputNode, inputPort: inputPort)
+            guard let link = Graph.Link(id: id, registryProperty: string) else { return }
             graph.links[id] = link
-            tell(.link(link, creator: number("client.id")))
+            tell(.link(link, creator: string("client.id").flatMap(UInt32.init)))
         }
     }
 
