@@ -68,6 +68,8 @@ let package = Package(
         // libsystemd's sd-bus (libsystemd-dev): every function used is plain C
         // that Swift imports as is, so this is a module map only (docs/PLAYERS.md).
         .systemLibrary(name: "CSystemd", path: "Sources/CSystemd"),
+        // glibc's <malloc.h> (malloc_trim), which Swift's Glibc module leaves out.
+        .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
         // The pure policy: no PipeWire import, deterministic, unit-tested.
         .target(name: "PolicyModel", swiftSettings: agentModule),
         // PipeWire and WirePlumber versions and what they offer (docs/ARCHITECTURE.md).
@@ -81,7 +83,7 @@ let package = Package(
         // actions) and the agent on it (Agent/: observe, decide, execute).
         .target(name: "PolicyPipeWire", dependencies: ["CPipeWire", "PolicyCore", "PolicyFiles"],
                 swiftSettings: pipewireSwift + agentModule),
-        .target(name: "PolicyAgent", dependencies: ["CPipeWire", "PolicyCore", "PolicyFiles", "PolicyPipeWire", "PolicyDBus"],
+        .target(name: "PolicyAgent", dependencies: ["CMalloc", "CPipeWire", "PolicyCore", "PolicyFiles", "PolicyPipeWire", "PolicyDBus"],
                 swiftSettings: pipewireSwift + agentModule),
         // The session-bus client: sd-bus on a loop the caller provides (BusLoop,
         // which PolicyPipeWire's EventLoop satisfies), MPRIS players observed.
