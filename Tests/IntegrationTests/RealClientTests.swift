@@ -149,10 +149,17 @@ extension TimingSensitiveSuites {
 
             // The far end at the speakers in 5 ms windows, from 1 s before the
             // microphone stopped (the reference level) to the end. Chromium
-            // itself leaves one gap, where it moves the page's audio to a new
-            // stream about 1 s after the microphone stopped: 35 to 60 ms
-            // measured with no agent (4 runs). Any other quiet, or a longer
-            // one, is the agent's.
+            // itself leaves one gap about 1 s after the microphone stopped
+            // (on the stream it plays on: no stream opens then): 35 to 60 ms
+            // measured with no agent (4 runs). Any other gap, or a longer
+            // one, is the agent's. A stretch of one graph cycle or less
+            // (1024 frames, 21.3 ms: up to 25 ms in these windows) is a
+            // dropout, one buffer the client did not deliver in time on
+            // these two CPUs (once in about a dozen runs of the whole
+            // suite, 20 ms, with nothing of the agent's on the call); it
+            // counts in the quiet time, not as a gap. Every way the agent
+            // has of interrupting a stream (a hold, a gain, a lost link, a
+            // pause) is checked above, and each lasts far longer than a cycle.
             let window = 240
             let levels = try Audio.windowRMS(ofWAV: scene.sandbox.path("call-speakers.wav"), window: window)
             let stopWindow = min(stopFrame / window, levels.count)
@@ -169,12 +176,13 @@ extension TimingSensitiveSuites {
             }
             let described = quiet.map { String(format: "%.3f s from %+.3f s", $0.length, $0.start) }
             let quietTime = quiet.reduce(0) { $0 + $1.length }
-            Self.report(String(format: "the far end at the speakers: RMS %.3f before the microphone stopped; after it, %.3f s below half that in %d stretches %@ (over %.1f s)",
-                               reference, quietTime, quiet.count, "\(described)", Double((levels.count - stopWindow) * window) / 48_000))
+            let gaps = quiet.filter { $0.length > 0.025 + 1e-6 }
+            Self.report(String(format: "the far end at the speakers: RMS %.3f before the microphone stopped; after it, %.3f s below half that in %d stretches %@, %d longer than a cycle (over %.1f s)",
+                               reference, quietTime, quiet.count, "\(described)", gaps.count, Double((levels.count - stopWindow) * window) / 48_000))
             #expect(reference > 0.3, "the far end did not reach the speakers before the microphone stopped (RMS \(reference))")
             #expect(levels.count - stopWindow >= 800, "only \(Double((levels.count - stopWindow) * window) / 48_000) s recorded after the microphone stopped")
-            #expect(quiet.count <= 1 && quietTime <= 0.1,
-                    "the far end went quiet after the microphone stopped for \(String(format: "%.3f", quietTime)) s: \(described) (Chromium's own move of its stream accounts for one stretch of at most 0.1 s)")
+            #expect(gaps.count <= 1 && quietTime <= 0.1,
+                    "the far end went quiet after the microphone stopped for \(String(format: "%.3f", quietTime)) s: \(described) (Chromium's own gap accounts for one stretch, dropouts of a cycle for others, all within 0.1 s)")
         }
 
         // MARK: the screen reader
