@@ -13,6 +13,9 @@
 //                        playback in one process (a call), or a desktop recording
 //                        with stream.capture.sink=true
 //   stop ID              destroy that stream
+//   volume ID V          the stream sets its own Props volume to V (as a client that
+//                        writes its own volume does; every update is a Props change
+//                        the daemon's other clients see)
 //   sink NAME [PROPS]    create a stereo null sink NAME (gone when we exit or unsink)
 //   unsink NAME          destroy that sink
 //   sync [TAG]           prints "synced TAG" once the daemon processed everything before
@@ -34,6 +37,7 @@
 
 #include <pipewire/pipewire.h>
 #include <spa/param/audio/format-utils.h>
+#include <spa/param/props.h>
 #include <spa/utils/list.h>
 #include <spa/utils/result.h>
 
@@ -317,6 +321,16 @@ static void on_command(void *data, char *line) {
             destroy_stream(s);
         else
             fprintf(stderr, "pw-policy-load: no stream %s\n", name);
+    } else if (strcmp(verb, "volume") == 0) {
+        struct stream *s = find_stream(load, name);
+        char *end = NULL;
+        float volume = rest != NULL ? strtof(rest, &end) : 0;
+        if (s == NULL)
+            fprintf(stderr, "pw-policy-load: no stream %s\n", name);
+        else if (rest == NULL || end == rest)
+            fprintf(stderr, "pw-policy-load: volume %s needs a number\n", name);
+        else
+            pw_stream_set_control(s->stream, SPA_PROP_volume, 1, &volume, 0);
     } else if (strcmp(verb, "sink") == 0) {
         make_sink(load, name, rest);
     } else if (strcmp(verb, "unsink") == 0) {
