@@ -8,7 +8,8 @@ import PolicyFiles
 /// Why: glibc returns only the free memory at the top of the heap by
 /// itself, so what a burst (the start-up's whole graph, a duck's fades)
 /// freed in the middle of the heap stayed resident: 0.1–0.7 MiB of the
-/// agent's 16 MiB beside 100 streams (docs/PERFORMANCE.md, "Memory").
+/// agent's 16 MiB beside 100 streams (docs/PERFORMANCE.md, "The heap's
+/// free pages given back").
 /// `malloc_trim` also releases whole free pages inside the heap, and the
 /// agent sits idle nearly all the time, so what it holds then is its memory.
 /// The cost is one trim per burst (timed in the debug log) and the page
@@ -25,7 +26,7 @@ final class IdleMemoryTrim<Loop: EventLoopProtocol> {
     private var lastWork = -Double.infinity
     private let trim: () -> Void
 
-    /// `trim` gives the memory back (`malloc_trim` by default).
+    /// `trim` gives the memory back (`mallocTrim` in the agent).
     init(loop: Loop, trim: @escaping () -> Void) {
         self.loop = loop
         self.trim = trim
