@@ -14,8 +14,9 @@ final class AgentSession {
     /// When it reconciles: a burst of graph events, desktop changes.
     private var schedule: ReconcileSchedule<EventLoop>!
     private var meters: StreamMeters!
-    /// The heap's free pages given back once a burst of work has settled.
-    private var memoryTrim: IdleMemoryTrim<EventLoop>!
+    /// Once a burst of work has settled: the journal a turn left unwritten,
+    /// the heap's free pages given back.
+    private var idleWork: IdleWork<EventLoop>!
     /// The agent's connection on a thread of its own, for the link guard
     /// and the meters; nil when restoring only, or when it could not be made.
     private let threadConnection: ThreadConnection?
@@ -41,8 +42,10 @@ final class AgentSession {
             self.reconcile()
         }
         meters = StreamMeters(mirror: mirror, thread: threadConnection) { [unowned self] in self.schedule.soon() }
-        memoryTrim = IdleMemoryTrim(loop: connection.loop,
-                                    trim: IdleMemoryTrim.mallocTrim(clock: connection.loop) { [unowned context] in context.log.debug($0) })
+        idleWork = IdleWork(loop: connection.loop) { [unowned self] in
+            self.executor.execute(self.context.core.settled())
+            mallocTrim(clock: connection.loop) { [unowned context] in context.log.debug($0) }
+        }
         let performer = PipeWireEffects(connection: connection, actions: actions, log: context.log,
                                         journalFiles: context.journalFiles, players: context.playerActions,
                                         meters: meters, linkGuard: linkGuard)
@@ -69,7 +72,7 @@ final class AgentSession {
             guard !self.context.options.restoreOnly else { return }
             self.context.log.notice("connected to PipeWire at '\(connection.remote)'; \(self.mirror.graph.streams.count) streams")
             self.executor.execute(self.context.core.connected(self.observe()), flushingActionsFirst: true)
-            self.memoryTrim.worked()
+            self.idleWork.worked()
         }
         mirror.onObjectChange = { [unowned self] change in
             switch change {
@@ -149,7 +152,7 @@ final class AgentSession {
         // `MeterLinker`).
         meters.relink()
         executor.execute(context.core.reconcile(observe()), flushingActionsFirst: true)
-        memoryTrim.worked()
+        idleWork.worked()
     }
 
     /// Runs `change` on the core and executes what it returns, then
@@ -161,11 +164,13 @@ final class AgentSession {
 
     /// Undoes everything we changed; returns once the daemon has it.
     func restoreAll() {
+        idleWork.stop()
+        // Whatever happens next, the journal holds this session's last turn.
+        executor.execute(context.core.settled())
         guard connection.isConnected, isReady else { return }
         // No more reconciling: it would take back what we restore.
         isReady = false
         schedule.stop()
-        memoryTrim.stop()
         // The ramps we sent run out first; the loop serves the rest meanwhile.
         RestoreTiming.waitForRamps(on: connection.loop, runningUntil: context.core.nativeRampsRunUntil)
         // Lost while waiting: nothing can be sent, and the journal must

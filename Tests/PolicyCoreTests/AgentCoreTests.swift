@@ -59,6 +59,59 @@ import PolicyTestSupport
     /// actions (the executor runs `publish` after the gains went out), and
     /// every decision's events are told, also when two reconciles come
     /// before a publish.
+    /// A stream that needs nothing of the agent (a second app mixing with
+    /// the music) costs no journal write while it appears: the write waits
+    /// for the agent to settle, or for the next turn that acts, which writes
+    /// it before its actions (docs/PERFORMANCE.md, "The journal written when
+    /// the agent acts").
+    @Test func aTurnThatActsOnNothingLeavesItsJournalForWhenTheAgentSettles() throws {
+        var daemon = try InMemoryDaemon()
+        daemon.connect()
+        daemon.play(10, role: "Music", app: "player")
+        daemon.settle()
+        daemon.settled()
+        daemon.saved = []
+        daemon.play(20, props: ["application.name": "browser"])
+        daemon.now += 1
+        let effects = daemon.reconcile()
+        #expect(!effects.contains(where: isGraphAction), "a plain stream mixes with the music")
+        #expect(daemon.saved.isEmpty, "nothing acted on, nothing written yet")
+        #expect(daemon.core.journalUnwritten)
+        daemon.settled()
+        let save = try #require(daemon.saved.first, "written once the agent settled")
+        #expect(save.journal == daemon.core.journal)
+        #expect(!save.sync)
+        daemon.settled()
+        #expect(daemon.saved.count == 1, "and only once")
+        #expect(!daemon.core.journalUnwritten)
+    }
+
+    @Test func theTurnThatActsWritesWhatAQuietTurnLeftBeforeItsActions() throws {
+        var daemon = try InMemoryDaemon()
+        daemon.connect()
+        daemon.play(10, role: "Music", app: "player")
+        daemon.settle()
+        daemon.settled()
+        daemon.saved = []
+        let before = daemon.core.journal
+        daemon.play(20, props: ["application.name": "browser"])
+        daemon.now += 1
+        daemon.reconcile()
+        let browser = Set(daemon.core.journal.memory.sessions.keys).subtracting(before.memory.sessions.keys)
+        #expect(!browser.isEmpty, "the engine remembers the browser's session")
+        #expect(daemon.saved.isEmpty)
+        daemon.play(30, role: "Communication", app: "phone")
+        daemon.now += 1
+        let effects = daemon.reconcile()
+        let save = try #require(index(effects, isJournalSave), "the call's hold is journaled")
+        let firstAction = try #require(index(effects, isGraphAction))
+        #expect(save < firstAction)
+        #expect(daemon.saved.count == 1)
+        #expect(browser.isSubset(of: daemon.saved[0].journal.memory.sessions.keys),
+                "what the quiet turn learnt of the browser is in the write")
+        #expect(!daemon.core.journalUnwritten)
+    }
+
     @Test func whatADecisionTellsIsPublishedAfterItsActions() throws {
         var daemon = try musicThen("Communication", app: "phone")
         let decided = daemon.core.reconcile(daemon.observation)

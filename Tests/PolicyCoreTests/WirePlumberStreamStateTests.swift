@@ -103,6 +103,27 @@ import Testing
         #expect(daemon.saved.last?.journal.wirePlumberKeys.isEmpty == true)
     }
 
+    /// A correction is WirePlumber's work too: while a new stream waits for
+    /// WirePlumber to link it, the corrections wait with the raises, and go
+    /// once it is linked (docs/PERFORMANCE.md, "The journal written when
+    /// the agent acts").
+    @Test func aCorrectionWaitsWhileANewStreamWaitsForItsLink() throws {
+        var daemon = try Self.mpvDuckedByAPrompt(Self.v04)
+        let key = "Output/Audio:application.name:mpv"
+        #expect(daemon.wirePlumberSaved[key] == 0.2)
+        daemon.stop(10)
+        daemon.graph.addStream(40, props: ["application.name": "browser"])
+        daemon.now += 0.1
+        daemon.reconcile()
+        #expect(daemon.wirePlumberSaved[key] == 0.2, "the browser waits for WirePlumber's link: no correction yet")
+        #expect(daemon.core.journal.wirePlumberKeys[key] != nil, "the key stays tainted meanwhile")
+        daemon.graph.addLink(140, from: 40, to: 1)
+        daemon.now += 0.01
+        daemon.reconcile()
+        #expect(daemon.wirePlumberSaved[key] == 1, "corrected once the browser is linked")
+        #expect(daemon.core.journal.wirePlumberKeys[key] == nil)
+    }
+
     /// Silent mode on a key many streams share: each alert ends at 0; the
     /// key is corrected when none is left at 0, never while one is.
     @Test(arguments: [v04, v05])

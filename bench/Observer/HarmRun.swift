@@ -18,6 +18,9 @@ struct HarmSample {
     /// working through when the probe came, and what the link cost it.
     var wirePlumberCPUBeforeProbe: Double?
     var wirePlumberCPUDuringLink: Double?
+    /// The agent's CPU time (s, all its threads, to the nanosecond) while the
+    /// probe waited: on two CPUs, what it takes from WirePlumber's linking.
+    var agentCPUDuringLink: Double?
     /// Props changes of background streams the observer saw while the probe
     /// waited for its link: the agent's updates WirePlumber had to work
     /// through meanwhile.
@@ -146,13 +149,17 @@ enum HarmRun {
             }
         }
         // A plain stream: no policy options, one app of its own.
+        let agentRunTime = { scene.agentPID.flatMap(ProcessSample.runTime(pid:)) }
+        let agentAtProbe = agentRunTime()
         let cpuAtProbe = wirePlumberCPU()
         scene.load.send(["play \(probe) application.name=bench-probe application.process.id=\(pid + 250_000)"])
         observer.wait(timeout: linkTimeout) { sample.linked != nil }
         observer.onEvent = nil
+        let agentAtLink = agentRunTime()
         let cpuAtLink = wirePlumberCPU()
         sample.wirePlumberCPUBeforeProbe = diff(cpuAtProbe, cpuAtStart)
         sample.wirePlumberCPUDuringLink = diff(cpuAtLink, cpuAtProbe)
+        sample.agentCPUDuringLink = diff(agentAtLink, agentAtProbe)
         scene.load.send(["stop \(probe)"])
         observer.wait(timeout: 10) { observer.node(named: probeName) == nil && observer.node(named: duckerName) == nil }
         // The next event starts on a graph at rest: every fade done, WirePlumber's queue empty.

@@ -95,8 +95,9 @@ enum Report {
     }
 
     /// Where the harm comes from: WirePlumber's CPU before the probe (the
-    /// duck it was still working through) and during its link, and the
-    /// agent's updates it met meanwhile (p50 of the events, with / without).
+    /// duck it was still working through) and during its link, the agent's
+    /// own CPU during the link (what it takes from WirePlumber on two CPUs)
+    /// and the agent's updates it met meanwhile (p50 of the events, with / without).
     static func harmCauseNote(streams: Int, harm: HarmResult) -> String {
         func median(_ samples: [HarmSample], _ value: (HarmSample) -> Double?) -> String {
             Percentiles(samples.map(value)).map { milliseconds($0.p50) } ?? "–"
@@ -106,6 +107,7 @@ enum Report {
             + "to the new stream's \(median(harm.withAgent, \.wirePlumberCPUBeforeProbe)) / "
             + "\(median(harm.withoutAgent, \.wirePlumberCPUBeforeProbe)) ms, while it waited for its link "
             + "\(median(harm.withAgent, \.wirePlumberCPUDuringLink)) / \(median(harm.withoutAgent, \.wirePlumberCPUDuringLink)) ms; "
+            + "pw-policy's own CPU while it waited \(median(harm.withAgent, \.agentCPUDuringLink)) ms; "
             + "background streams' Props changes while it waited: \(updates.map { String(Int($0.p50)) } ?? "–") "
             + "(max \(updates.map { String(Int($0.max)) } ?? "–"))."
     }

@@ -101,9 +101,10 @@ public enum WirePlumberStreamState {
     /// — a correction sooner would be overwritten by the next save. Keys
     /// WirePlumber takes no `route-settings` correction for wait for
     /// `resetStoredVolumes` at exit, or for the next stream of theirs, which
-    /// the agent raises to 1 and WirePlumber then saves.
+    /// the agent raises to 1 and WirePlumber then saves. Without
+    /// `correcting`, keys are tainted but none is corrected yet.
     public static func track(_ tainted: [String: UserVolumes], graph: Graph, applied: [UInt32: AppliedStream],
-                             sent actions: [AgentAction], stack: PipeWireStack) -> Tracking {
+                             sent actions: [AgentAction], stack: PipeWireStack, correcting: Bool = true) -> Tracking {
         let wirePlumber = stack.wirePlumberVersion
         var keys = tainted
         var busy = Set<String>()
@@ -129,7 +130,7 @@ public enum WirePlumberStreamState {
         }
         var writes: [MetadataWrite] = []
         // No WirePlumber (restarting, say): the keys wait for it.
-        guard graph.metadata(named: routeSettings) != nil else { return Tracking(keys: keys, writes: []) }
+        guard correcting, graph.metadata(named: routeSettings) != nil else { return Tracking(keys: keys, writes: []) }
         for key in keys.keys.sorted() where !busy.contains(key)
             && readsRouteSettings(for: key, wirePlumber: wirePlumber, pipewire: stack.pipewireVersion) {
             writes += routeSettingsCorrection(of: key, in: graph)

@@ -102,6 +102,10 @@ public struct InMemoryDaemon: Sendable {
     @discardableResult
     public mutating func restoreAll() -> [AgentEffect] { apply(core.restoreAll(observation)) }
 
+    /// The agent's work settled (the adapter's `IdleWork`).
+    @discardableResult
+    public mutating func settled() -> [AgentEffect] { apply(core.settled()) }
+
     /// What the daemon, WirePlumber and the journal file make of the effects;
     /// returns them with what `.publish` published in its place.
     @discardableResult

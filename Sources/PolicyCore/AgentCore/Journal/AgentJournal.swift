@@ -144,6 +144,18 @@ public struct AgentJournal: Codable, Sendable, Equatable {
         return false
     }
 
+    /// Whether `other` differs in what is written at once, whether or not
+    /// the turn acts: the user's settings, the players the agent paused and
+    /// the keys of WirePlumber's memory it tainted (what a restart must not
+    /// lose, though it was not a command to the graph). What is left — the
+    /// engine's memory and the streams' entries — changes on its own only
+    /// when a stream comes or goes, and waits for the turn that acts, or
+    /// for the agent to settle (`AgentCore.settled`).
+    public func differsBeyondStreams(from other: AgentJournal) -> Bool {
+        version != other.version || settingsDiffer(from: other) || pausedPlayers != other.pausedPlayers
+            || wirePlumberKeys != other.wirePlumberKeys || wirePlumberDuckLevel != other.wirePlumberDuckLevel
+    }
+
     /// Whether the user's settings differ (silent mode, persistent app
     /// overrides): those must outlive the machine, not only the agent.
     public func settingsDiffer(from other: AgentJournal) -> Bool {

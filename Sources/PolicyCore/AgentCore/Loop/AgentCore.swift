@@ -10,6 +10,9 @@
 public struct AgentCore: Sendable {
     public let identity: Identity
     public internal(set) var journal: AgentJournal
+    /// `journal` holds changes of a turn that acted on nothing, not written
+    /// yet (`save(_:acting:)`).
+    public private(set) var journalUnwritten = false
     public internal(set) var config: LoadedConfig
     /// The last config reload's error while the previous config stays in force.
     public internal(set) var configError: String?
@@ -138,7 +141,8 @@ public struct AgentCore: Sendable {
         journal.applied = plan.applied
         linkWait = plan.linkWait
         let corrections = WirePlumberMemoryRoom.track(journal: &journal, graph: graph, applied: plan.applied,
-                                                      sent: plan.actions, stack: observation.stack, dryRun: identity.dryRun)
+                                                      sent: plan.actions, stack: observation.stack, dryRun: identity.dryRun,
+                                                      linkWaits: plan.linkWait.raisesWait != nil)
         let matches = observation.players.matches(in: graph)
         var pauses = PlayerPauses.Plan(commands: [], paused: journal.pausedPlayers, reasons: [])
         if case .watched(let players, _) = observation.players {
@@ -153,16 +157,20 @@ public struct AgentCore: Sendable {
         let mirror = mediaKeys.follow(players: watched, now: now, enabled: config.config.settings.mediaKeys,
                                       unavailable: observation.mediaKeysUnavailable, matches: matches,
                                       sessions: classified.mapValues(\.session), graph: graph, decision: decision, paused: pauses)
-        // Journal first: if we die between here and the daemon, the next start
-        // still knows what we changed and which players we paused.
-        effects += corrections
-        effects += save(journal)
-        effects += WirePlumberMemoryRoom.effects(of: takeover)
-        // Before the actions: the links they make are not to be refused.
+        let takeoverEffects = WirePlumberMemoryRoom.effects(of: takeover)
         let nextGate = identity.dryRun ? StartGate.open
             // WirePlumber's role policy ducks or corks by loopback, whatever the app.
             : StartGate.after(plan, graph: graph, quieting: roleActions.lowersSome ? .anyone : decision.newcomersMayStartQuiet,
                               classified: classified)
+        // Journal first: if we die between here and the daemon, the next start
+        // still knows what we changed and which players we paused.
+        effects += corrections
+        // (An open gate that only moved past a new stream refuses nothing more.)
+        let gateActs = nextGate != gate && !(nextGate.isOpen && gate.isOpen)
+        effects += save(journal, acting: !plan.actions.isEmpty || !pauses.commands.isEmpty || !corrections.isEmpty
+                            || !takeoverEffects.isEmpty || gateActs)
+        effects += takeoverEffects
+        // Before the actions: the links they make are not to be refused.
         if nextGate != gate {
             gate = nextGate
             effects.append(.gate(nextGate))
@@ -252,10 +260,30 @@ public struct AgentCore: Sendable {
 
     // MARK: - effects
 
-    mutating func save(_ updated: AgentJournal) -> [AgentEffect] {
+    /// The journal written, before whatever the turn `acting` sends. A turn
+    /// that sends nothing — a stream appeared, its ports, its link — leaves
+    /// the write to the next turn that acts or to `settled()`: the journal
+    /// is for undoing what the agent did, and such a turn did nothing. Its
+    /// encoding was a good part of the agent's CPU while WirePlumber linked
+    /// a new stream (docs/PERFORMANCE.md, "The journal written when the
+    /// agent acts").
+    mutating func save(_ updated: AgentJournal, acting: Bool = true) -> [AgentEffect] {
         defer { journal = updated }
-        guard updated.differsDurably(from: journal) else { return [] }
+        guard journalUnwritten || updated.differsDurably(from: journal) else { return [] }
+        guard acting || updated.differsBeyondStreams(from: journal) else {
+            journalUnwritten = true
+            return []
+        }
+        journalUnwritten = false
         return [.saveJournal(updated, sync: updated.settingsDiffer(from: journal))]
+    }
+
+    /// The agent's work has settled (no reconcile for a moment, or it is
+    /// stopping): the journal a turn that acted on nothing left unwritten.
+    public mutating func settled() -> [AgentEffect] {
+        guard journalUnwritten else { return [] }
+        journalUnwritten = false
+        return [.saveJournal(journal, sync: false)]
     }
 
     /// Graph actions, or in a dry run what they would have been. (The
