@@ -59,12 +59,9 @@ import PolicyTestSupport
     /// actions (the executor runs `publish` after the gains went out), and
     /// every decision's events are told, also when two reconciles come
     /// before a publish.
-    /// A stream that needs nothing of the agent (a second app mixing with
-    /// the music) costs no journal write while it appears: the write waits
-    /// for the agent to settle, or for the next turn that acts, which writes
-    /// it before its actions (docs/PERFORMANCE.md, "The journal written when
-    /// the agent acts").
-    @Test func aTurnThatActsOnNothingLeavesItsJournalForWhenTheAgentSettles() throws {
+    /// Music on the speakers, its journal written, then a browser's stream
+    /// (no role: it mixes) starts, not reconciled yet.
+    func musicSettledThenABrowser() throws -> InMemoryDaemon {
         var daemon = try InMemoryDaemon()
         daemon.connect()
         daemon.play(10, role: "Music", app: "player")
@@ -73,6 +70,16 @@ import PolicyTestSupport
         daemon.saved = []
         daemon.play(20, props: ["application.name": "browser"])
         daemon.now += 1
+        return daemon
+    }
+
+    /// A stream that needs nothing of the agent (a second app mixing with
+    /// the music) costs no journal write while it appears: the write waits
+    /// for the agent to settle, or for the next turn that acts, which writes
+    /// it before its actions (docs/PERFORMANCE.md, "The journal written when
+    /// the agent acts").
+    @Test func aTurnThatActsOnNothingLeavesItsJournalForWhenTheAgentSettles() throws {
+        var daemon = try musicSettledThenABrowser()
         let effects = daemon.reconcile()
         #expect(!effects.contains(where: isGraphAction), "a plain stream mixes with the music")
         #expect(daemon.saved.isEmpty, "nothing acted on, nothing written yet")
@@ -87,15 +94,8 @@ import PolicyTestSupport
     }
 
     @Test func theTurnThatActsWritesWhatAQuietTurnLeftBeforeItsActions() throws {
-        var daemon = try InMemoryDaemon()
-        daemon.connect()
-        daemon.play(10, role: "Music", app: "player")
-        daemon.settle()
-        daemon.settled()
-        daemon.saved = []
+        var daemon = try musicSettledThenABrowser()
         let before = daemon.core.journal
-        daemon.play(20, props: ["application.name": "browser"])
-        daemon.now += 1
         daemon.reconcile()
         let browser = Set(daemon.core.journal.memory.sessions.keys).subtracting(before.memory.sessions.keys)
         #expect(!browser.isEmpty, "the engine remembers the browser's session")
