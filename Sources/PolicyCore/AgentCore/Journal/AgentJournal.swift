@@ -112,10 +112,7 @@ public struct AgentJournal: Codable, Sendable, Equatable {
         // Compared part by part, not on copies with the clock taken out:
         // at hundreds of streams those copies were a good part of every
         // reconcile (docs/PERFORMANCE.md, "Limits found").
-        guard version == other.version, silentChoice == other.silentChoice, doNotDisturbSeen == other.doNotDisturbSeen, appOverrides == other.appOverrides,
-              pausedPlayers == other.pausedPlayers, wirePlumberKeys == other.wirePlumberKeys,
-              wirePlumberDuckLevel == other.wirePlumberDuckLevel,
-              applied.count == other.applied.count,
+        guard !differsBeyondStreams(from: other), applied.count == other.applied.count,
               memory.sessions.count == other.memory.sessions.count else { return true }
         var mine = memory, theirs = other.memory
         mine.sessions = [:]

@@ -142,7 +142,7 @@ public struct AgentCore: Sendable {
         linkWait = plan.linkWait
         let corrections = WirePlumberMemoryRoom.track(journal: &journal, graph: graph, applied: plan.applied,
                                                       sent: plan.actions, stack: observation.stack, dryRun: identity.dryRun,
-                                                      linkWaits: plan.linkWait.raisesWait != nil)
+                                                      correcting: plan.linkWait.raisesWait == nil)
         let matches = observation.players.matches(in: graph)
         var pauses = PlayerPauses.Plan(commands: [], paused: journal.pausedPlayers, reasons: [])
         if case .watched(let players, _) = observation.players {

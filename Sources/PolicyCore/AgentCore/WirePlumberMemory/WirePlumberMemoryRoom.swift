@@ -27,17 +27,17 @@ enum WirePlumberMemoryRoom {
 
     /// The keys whose saved volume the gains `sent` taint, journaled; the
     /// saved volume of each key no stream holds a gain of any more, put back
-    /// (restore, then forget) — but not while a new stream waits for
-    /// WirePlumber to link it (`linkWaits`): like a raise, a correction is
+    /// (restore, then forget) — but only when `correcting`, not while a new
+    /// stream waits for WirePlumber to link it: like a raise, a correction is
     /// waited for by nobody, and each is work for WirePlumber and a journal
     /// write on the very turn the new stream arrives (docs/PERFORMANCE.md,
     /// "The journal written when the agent acts"). Nothing in a dry run:
     /// nothing was sent.
     static func track(journal: inout AgentJournal, graph: Graph, applied: [UInt32: AppliedStream], sent: [AgentAction],
-                      stack: PipeWireStack, dryRun: Bool, linkWaits: Bool = false) -> [AgentEffect] {
+                      stack: PipeWireStack, dryRun: Bool, correcting: Bool = true) -> [AgentEffect] {
         guard !dryRun else { return [] }
         let tracking = WirePlumberStreamState.track(journal.wirePlumberKeys, graph: graph, applied: applied, sent: sent,
-                                                    stack: stack, correcting: !linkWaits)
+                                                    stack: stack, correcting: correcting)
         journal.wirePlumberKeys = tracking.keys
         return tracking.writes.map(AgentEffect.setMetadata)
     }
