@@ -124,3 +124,53 @@ func reconcileMilliseconds(streams count: Int, rounds: Int = 5)
     }
     return best
 }
+
+/// Milliseconds (median of `rounds`) of each of the agent's turns — reconcile
+/// and publish — while WirePlumber links a new plain stream beside `count`
+/// playing streams, as in the bench's harm row (docs/PERFORMANCE.md): the
+/// node appears with its ports, then WirePlumber links it.
+func newStreamTurnMilliseconds(streams count: Int, rounds: Int = 21) -> (appear: Double, linked: Double) {
+    var scene = ReconcileScene(streams: count, config: shippedLoadedConfig)
+    scene.daemon.connect()
+    scene.settle()
+    let clock = ContinuousClock()
+    var appear: [Double] = [], linked: [Double] = []
+    for _ in 0..<rounds {
+        scene.addProbe()
+        scene.daemon.now += 0.01
+        var start = clock.now
+        scene.apply(scene.daemon.core.reconcile(scene.daemon.observation).filter { $0 != .publish })
+        scene.apply(scene.daemon.core.publish())
+        appear.append(milliseconds(clock.now - start))
+        scene.linkProbe()
+        scene.daemon.now += 0.01
+        start = clock.now
+        scene.apply(scene.daemon.core.reconcile(scene.daemon.observation).filter { $0 != .publish })
+        scene.apply(scene.daemon.core.publish())
+        linked.append(milliseconds(clock.now - start))
+        scene.settle()
+        scene.removeProbe()
+        scene.settle()
+    }
+    return (appear.sorted()[rounds / 2], linked.sorted()[rounds / 2])
+}
+
+extension ReconcileScene {
+    static let probe: UInt32 = 950
+
+    mutating func addProbe() {
+        daemon.graph.addStream(Self.probe, serial: UInt64(Self.probe) + 10_000 + UInt64(daemon.graph.links.count),
+                               props: ["media.class": "Stream/Output/Audio", "node.name": "pw-play", "media.name": "probe",
+                                       "application.name": "pw-play", "client.id": "500", "node.autoconnect": "true"],
+                               channels: Self.stereo)
+    }
+
+    mutating func linkProbe() {
+        var next: UInt32 = 400_000
+        daemon.graph.addLinks(from: Self.probe, to: 10, nextID: &next)
+    }
+
+    mutating func removeProbe() {
+        daemon.graph.removeNode(Self.probe)
+    }
+}

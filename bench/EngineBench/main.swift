@@ -181,3 +181,12 @@ for count in sizes.isEmpty ? [10, 100, 500] : sizes {
     print(pad("\(count)", 8), pad("\(result.gains)", 6), pad(fixed(result.react, 2), 10), pad(fixed(result.journal, 2), 8),
           pad(fixed(result.publish, 2), 8), pad(fixed(result.confirm, 2), 8))
 }
+
+print("")
+print("the agent's turns (reconcile and publish) while WirePlumber links a new plain stream beside N playing streams,")
+print("median of 21, ms: appears = the node with its ports, linked = once WirePlumber linked it (the harm row's wait)")
+print(pad("streams", 8), pad("appears", 8), pad("linked", 8))
+for count in sizes.isEmpty ? [10, 100, 500] : sizes {
+    let result = newStreamTurnMilliseconds(streams: count)
+    print(pad("\(count)", 8), pad(fixed(result.appear, 2), 8), pad(fixed(result.linked, 2), 8))
+}
