@@ -77,10 +77,10 @@ final class AgentSession {
         mirror.onObjectChange = { [unowned self] change in
             switch change {
             case .added, .removed, .info: self.context.apps.graphChanged()
-            case .props, .metadata: break
+            case .props, .metadata, .linkState: break
             }
-            // Our own commands coming back change no decision (AgentCore.isEcho).
-            if case .props(let id) = change, self.context.core.isEcho(propsOf: id, in: self.mirror.graph) { return }
+            guard ReconcileTrigger.calls(for: change, in: self.mirror.graph,
+                                         isEcho: { self.context.core.isEcho(propsOf: $0, in: self.mirror.graph) }) else { return }
             // One reconcile for a burst of events.
             self.schedule.soon()
         }

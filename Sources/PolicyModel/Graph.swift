@@ -82,12 +82,16 @@ public struct Graph: Sendable, Equatable {
         public private(set) var deviceID: UInt32?
         /// Playback or capture for application streams, nil for devices and others.
         public private(set) var streamDirection: StreamDirection?
+        /// One of the agent's own nodes (its meters, its stand-in streams):
+        /// never classified, managed or counted as a stream.
+        public private(set) var isAgentsOwn = false
 
         private mutating func readKeys() {
             mediaClass = props["media.class"]
             serial = props["object.serial"].flatMap { UInt64($0) }
             clientID = props["client.id"].flatMap { UInt32($0) }
             deviceID = props["device.id"].flatMap { UInt32($0) }
+            isAgentsOwn = props[Self.agentsOwnKey] != nil
             switch mediaClass {
             case "Stream/Output/Audio": streamDirection = .playback
             case "Stream/Input/Audio": streamDirection = .capture
@@ -96,10 +100,8 @@ public struct Graph: Sendable, Equatable {
         }
 
         public var name: String? { props["node.name"] }
-        /// The property that marks the agent's own nodes (its meters, its
-        /// stand-in streams): never classified, managed or counted as a stream.
+        /// The property that marks the agent's own nodes (`isAgentsOwn`).
         public static let agentsOwnKey = "pw-policy.role"
-        public var isAgentsOwn: Bool { props[Self.agentsOwnKey] != nil }
         public var isAudioSink: Bool { mediaClass == "Audio/Sink" || mediaClass == "Audio/Duplex" }
     }
 
@@ -122,6 +124,10 @@ public struct Graph: Sendable, Equatable {
 
     public enum LinkState: String, Sendable, Equatable, Codable {
         case error, unlinked, initializing = "init", negotiating, allocating, paused, active
+
+        /// All the policy reads of a link's state: whether it failed (a
+        /// meter's link, a screen cast's), not how far along it is.
+        public var failed: Bool { self == .error }
     }
 
     public struct Link: Sendable, Equatable {

@@ -28,13 +28,15 @@ public final class GraphMirror {
         case added(UInt32)
         /// A global went away (it is no longer in `graph`).
         case removed(UInt32)
-        /// Info of a node, link, client or device (props, state), or a device
+        /// Info of a node, client or device (props, state), or a device
         /// route; `info(0)`: the daemon's core info (`graph.core`).
         case info(UInt32)
         /// A node's Props param (volume, channelVolumes, mute).
         case props(UInt32)
-        /// An entry of a metadata object.
-        case metadata(UInt32, subject: UInt32)
+        /// A link's state.
+        case linkState(UInt32, from: Graph.LinkState, to: Graph.LinkState)
+        /// An entry of a metadata object; key nil: every key of the subject.
+        case metadata(UInt32, subject: UInt32, key: String?)
     }
 
     let registry: OpaquePointer
@@ -211,15 +213,16 @@ public final class GraphMirror {
 
     func linkState(id: UInt32, state: Graph.LinkState) {
         guard var link = graph.links[id] else { return }
+        let before = link.state
         link.state = state
-        if store(&graph.links[id], link) { changed(.info(id)) }
+        if store(&graph.links[id], link) { changed(.linkState(id, from: before, to: state)) }
     }
 
     func metadataProperty(id: UInt32, _ change: MetadataChange) {
         guard graph.metadata[id] != nil else { return }
         // In place: a copy of the entries per event would make publishing
         // every stream's status quadratic in the number of streams.
-        if Self.apply(change, to: &graph.metadata[id]!.entries) { changed(.metadata(id, subject: change.subject)) }
+        if Self.apply(change, to: &graph.metadata[id]!.entries) { changed(.metadata(id, subject: change.subject, key: change.key)) }
     }
 
     /// The global named `name` is one we export: it is observed through

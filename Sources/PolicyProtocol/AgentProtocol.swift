@@ -30,6 +30,10 @@ public enum AgentProtocol {
     /// watching the key's changes gives the event stream (`pw-policy monitor`).
     public static let eventKey = "pw-policy.event"
 
+    /// The keys above: the agent writes them and never reads them back, so
+    /// a change of one is no request and changes no decision.
+    public static let publishedKeys: Set<String> = [agentKey, outputsKey, streamKey, eventKey]
+
     // Written by users, read by the agent.
     /// Subject 0: `true` / `false`. The agent also publishes the effective value here.
     public static let silentModeKey = "pw-policy.silent-mode"

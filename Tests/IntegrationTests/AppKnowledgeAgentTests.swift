@@ -42,10 +42,15 @@ struct AppKnowledgeAgentTests {
         }
         let file = scene.sandbox.path("\(program).wav")
         if !FileManager.default.fileExists(atPath: file) { symlink(scene.tone, file) }
+        let stderr = scene.sandbox.path("\(program).stderr")
         let player = try scene.sandbox.spawn([path, "--playback", file],
                                              extraEnvironment: environment.merging(["PIPEWIRE_PROPS": "{ media.role=null }"]) { $1 },
-                                             stderr: scene.sandbox.path("\(program).stderr"))
-        guard scene.client.wait(until: { _ in scene.stream(program) != nil }) else { throw SceneError.streamDidNotAppear(program) }
+                                             stderr: stderr)
+        guard scene.client.wait(until: { _ in scene.stream(program) != nil }) else {
+            let said = (try? String(contentsOfFile: stderr, encoding: .utf8)) ?? ""
+            throw SceneError.streamDidNotAppear(program, player: (player.isRunning ? "still running" : "exited with \(player.exitStatus.map(String.init) ?? "?")")
+                                                    + "; its stderr: \(said.isEmpty ? "empty" : said)")
+        }
         return player
     }
 

@@ -58,8 +58,12 @@ extension TimingSensitiveSuites {
                 scene.client.loop.iterate(timeout: 0.005)
                 let graph = scene.client.graph
                 let alert = graph.streams.first { $0.streamDirection == .playback && !known.contains($0.id) }
-                let state = alert.map { "\($0.state.rawValue) at \($0.volume.map { "\($0)" } ?? "-"), "
-                    + "\(graph.links(from: $0.id).count) links" } ?? "none"
+                // The links' states too: a link that failed still counts as one.
+                let state = alert.map { node in
+                    let links = graph.links(from: node.id).map(\.state.rawValue)
+                    return "\(node.state.rawValue) at \(node.volume.map { "\($0)" } ?? "-"), \(links.count) links"
+                        + (links.isEmpty ? "" : " (\(links.joined(separator: ", ")))")
+                } ?? "none"
                 if state != timeline.last?.state { timeline.append((Date().timeIntervalSince(start), state)) }
             }
             let seen: String = timeline.map { String(format: "%.3f s: ", $0.seconds) + $0.state }.joined(separator: "; ")

@@ -78,7 +78,7 @@ enum DuckRun {
                           (graph.nodes[object]?.volume ?? 1) < 0.999 else { return }
                     if sample.firstDucked == nil { sample.firstDucked = time }
                     if ducked.insert(object).inserted, ducked.count == background.count { sample.allDucked = time }
-                case .removed, .metadata:
+                case .removed, .metadata, .linkState:
                     break
                 }
             }

@@ -87,8 +87,8 @@ enum HoldRun {
                         newLink = object
                         sample.relinked = time
                     }
-                case .info(let object):
-                    if object == newLink, sample.relinkActive == nil, graph.links[object]?.state == .active {
+                case .linkState(let object, _, let state):
+                    if object == newLink, sample.relinkActive == nil, state == .active {
                         sample.relinkActive = time
                     }
                 case .props(let object):
@@ -96,7 +96,7 @@ enum HoldRun {
                        (graph.nodes[object]?.volume ?? 1) < 0.001 {
                         sample.silenced = time
                     }
-                case .metadata:
+                case .info, .metadata:
                     break
                 }
             }

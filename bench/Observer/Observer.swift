@@ -37,7 +37,7 @@ final class Observer {
                 if let name = namesByID.removeValue(forKey: id), idsByName[name] == id { idsByName[name] = nil }
             case .props:
                 lastPropsChange = now
-            case .info, .metadata:
+            case .info, .metadata, .linkState:
                 break
             }
             onEvent?(change, now)

@@ -67,7 +67,7 @@ enum StartupRun {
                     reached[object] = time - started
                     if atLevel.count == background.count { result.converged = time - started }
                 }
-            case .metadata(let object, let subject):
+            case .metadata(let object, let subject, _):
                 guard let metadata = graph.metadata[object], metadata.name == AgentProtocol.metadataName else { return }
                 if subject == 0, result.connected == nil, metadata.value(subject: 0, key: AgentProtocol.agentKey) != nil {
                     result.connected = time - started
@@ -76,7 +76,7 @@ enum StartupRun {
                    published.insert(subject).inserted, published.count == background.count {
                     result.published = time - started
                 }
-            case .added, .removed, .info:
+            case .added, .removed, .info, .linkState:
                 break
             }
         }

@@ -61,7 +61,7 @@ public enum MeterLinks {
     public static func failed(graph: Graph, meters: [UInt32: UInt32?]) -> Set<UInt32> {
         var failed = Set<UInt32>()
         for case let (meter, stream?) in meters
-        where graph.links(to: meter).contains(where: { $0.state == .error && $0.outputNode == stream }) {
+        where graph.links(to: meter).contains(where: { $0.state.failed && $0.outputNode == stream }) {
             failed.insert(stream)
         }
         return failed

@@ -109,13 +109,18 @@ public enum WirePlumberStreamState {
         var keys = tainted
         var busy = Set<String>()
         for node in graph.streams where node.streamDirection == .playback {
-            guard let key = key(of: node.props, wirePlumber: wirePlumber) else { continue }
             let ours = applied[node.id].flatMap { $0.serial == node.serial ? $0 : nil }
             let atOne = node.volume.map { ReconcilePlanner.reports($0, 1) } ?? false
-            if ours != nil, let volume = node.volume, !ReconcilePlanner.reports(volume, 1) { keys[key] = UserVolumes(of: node) }
+            let taints = ours != nil && !atOne && node.volume != nil
+            let isBusy = !atOne || ours.map({ !$0.isNeutral || !$0.confirmed }) == true
+            // With no key tainted yet, a stream that neither taints nor keeps
+            // one busy changes nothing: its key (a string made per stream)
+            // is not needed. Most turns beside many streams are such turns.
+            guard taints || isBusy || !keys.isEmpty, let key = key(of: node.props, wirePlumber: wirePlumber) else { continue }
+            if taints { keys[key] = UserVolumes(of: node) }
             // The user's values as they are now: WirePlumber saves them at each change.
             if keys[key] != nil, !node.channelVolumes.isEmpty { keys[key] = UserVolumes(of: node) }
-            if !atOne || ours.map({ !$0.isNeutral || !$0.confirmed }) == true { busy.insert(key) }
+            if isBusy { busy.insert(key) }
         }
         for action in actions {
             let target: (node: UInt32, gain: Double)

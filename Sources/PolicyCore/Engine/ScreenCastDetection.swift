@@ -36,7 +36,7 @@ public enum ScreenCastDetection {
         for (id, node) in graph.nodes {
             guard let implementation = implementation(of: node) else { continue }
             var consumers = Set<UInt32>()
-            for link in graph.links.values where link.outputNode == id && link.state != .error {
+            for link in graph.links.values where link.outputNode == id && !link.state.failed {
                 guard link.inputNode != id, let consumer = graph.nodes[link.inputNode], !consumer.isAgentsOwn else { continue }
                 consumers.insert(link.inputNode)
             }

@@ -295,11 +295,12 @@ final class AgentScene {
 
 enum SceneError: Error, CustomStringConvertible {
     case agentDidNotStart(String)
-    case streamDidNotAppear(String)
+    /// `player`: what became of the client that was to play it.
+    case streamDidNotAppear(String, player: String? = nil)
     var description: String {
         switch self {
         case .agentDidNotStart(let log): "the agent did not start; its log:\n\(log)"
-        case .streamDidNotAppear(let name): "stream '\(name)' did not appear"
+        case .streamDidNotAppear(let name, let player): "stream '\(name)' did not appear" + (player.map { "; \($0)" } ?? "")
         }
     }
 }

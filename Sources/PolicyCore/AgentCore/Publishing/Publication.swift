@@ -4,8 +4,10 @@
 struct Publication: Sendable {
     /// Each stream's status entry as published.
     var streams: [UInt32: StreamStatus] = [:]
-    /// The global entries (agent, outputs) as published.
-    var global: [String: String] = [:]
+    /// The global entries as published: compared as values, so that they
+    /// are encoded only when they changed, not on every publish.
+    var agent: AgentStatus?
+    var outputs: [OutputStatus]?
     /// Each stream's serial and classification as last reported.
     var streamSignatures: [UInt32: StreamSignature] = [:]
     /// What a "stream-classified" event reports: a new one when any of it changes.

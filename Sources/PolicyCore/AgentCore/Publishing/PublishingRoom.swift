@@ -167,11 +167,14 @@ struct PublishingRoom: Sendable {
             effects.append(.setMetadata(.agent(subject: id, AgentProtocol.streamKey, nil)))
         }
         published.streams = current
-        for (key, value) in [(AgentProtocol.agentKey, StatusPublisher.json(agent)),
-                             (AgentProtocol.outputsKey, StatusPublisher.json(StatusPublisher.outputs(graph: graph)))]
-            where published.global[key] != value {
-            published.global[key] = value
-            effects.append(.setMetadata(.agent(subject: 0, key, value)))
+        if published.agent != agent {
+            published.agent = agent
+            effects.append(.setMetadata(.agent(subject: 0, AgentProtocol.agentKey, StatusPublisher.json(agent))))
+        }
+        let outputs = StatusPublisher.outputs(graph: graph)
+        if published.outputs != outputs {
+            published.outputs = outputs
+            effects.append(.setMetadata(.agent(subject: 0, AgentProtocol.outputsKey, StatusPublisher.json(outputs))))
         }
         return effects
     }
