@@ -15,6 +15,9 @@ struct ReconcileScene {
     var daemon: InMemoryDaemon
     /// WirePlumber's links, numbered apart from the agent's.
     private var nextLink: UInt32 = 100_000
+    /// The new streams added so far (`addProbe`): each is a new stream, with
+    /// a serial of its own, as WirePlumber has yet to link it.
+    private var probes: UInt64 = 0
 
     init(streams count: Int, config: LoadedConfig) {
         let core = try! AgentCore(identity: .init(pid: 1, version: "bench", startedAt: "2026-01-01T00:00:00Z", dryRun: false),
@@ -159,15 +162,15 @@ extension ReconcileScene {
     static let probe: UInt32 = 950
 
     mutating func addProbe() {
-        daemon.graph.addStream(Self.probe, serial: UInt64(Self.probe) + 10_000 + UInt64(daemon.graph.links.count),
+        probes += 1
+        daemon.graph.addStream(Self.probe, serial: 1_000_000 + probes,
                                props: ["media.class": "Stream/Output/Audio", "node.name": "pw-play", "media.name": "probe",
                                        "application.name": "pw-play", "client.id": "500", "node.autoconnect": "true"],
                                channels: Self.stereo)
     }
 
     mutating func linkProbe() {
-        var next: UInt32 = 400_000
-        daemon.graph.addLinks(from: Self.probe, to: 10, nextID: &next)
+        daemon.graph.addLinks(from: Self.probe, to: 10, nextID: &nextLink)
     }
 
     mutating func removeProbe() {
